@@ -1,0 +1,75 @@
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "Commands.h"
+#include "LoadProgram.h"
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "runtime/CCompiler.h"
+
+namespace tessel::cli {
+
+namespace {
+
+struct CompileArgs {
+  ProgramSpec spec;
+  std::string emit;
+  std::string dumpAfter;
+  std::string outDir;
+  std::string fusion = "smart";
+};
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f || !(f << text)) userError("cannot write '" + path + "'");
+}
+
+int compileCommand(const CompileArgs& a) {
+  LoadedProgram lp = loadProgram(a.spec);
+  driver::CompileOptions co;
+  co.fusion = schedule::parseFusionStrategy(a.fusion);
+  co.dumpAfter = a.dumpAfter;
+  driver::CompiledProgram cp = driver::compile(lp.program, co);
+  if (!a.dumpAfter.empty()) std::cout << cp.dump;
+  if (a.emit == "schedule") std::cout << cp.scheduleYaml;
+  if (a.emit == "ast") std::cout << cp.astC;
+  if (a.emit == "lir") std::cout << lir::toString(cp.kernel);
+  if (a.emit == "c") std::cout << cp.cSource;
+  if (a.emit == "te") std::cout << te::toString(cp.program);
+  if (!a.outDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.outDir, ec);
+    if (ec) userError("cannot create output directory '" + a.outDir + "': " + ec.message());
+    std::string provenance = "From " + a.spec.file + " with";
+    for (const auto& [n, v] : lp.sizes) provenance += " " + n + "=" + std::to_string(v);
+    provenance += "; " + co.toString() + ".";
+    std::string base = a.outDir + "/" + cp.kernel.name;
+    writeFile(base + ".h", backend::emitHeader(cp.kernel, provenance));
+    writeFile(base + ".c", cp.cSource);
+    runtime::compileSharedObjectTo(cp.cSource, a.outDir + "/lib" + cp.kernel.name + ".so",
+                                   runtime::CCompilerOptions::defaults());
+    std::cerr << "wrote " << base << ".h and " << a.outDir << "/lib" << cp.kernel.name << ".so\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner addCompileCommand(CLI::App& app) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App* cmd = app.add_subcommand("compile", "Compile a .tc program; print a stage or write a C library");
+  cmd->add_option("file", args->spec.file, "Tensor Comprehensions source file")->required();
+  cmd->add_option("--entry", args->spec.entry, "def to compile (default: the only def in the file)");
+  cmd->add_option("--size", args->spec.sizeArgs, "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
+  cmd->add_option("--emit", args->emit, "print a stage: te, schedule (isl YAML), ast, lir or c")
+      ->check(CLI::IsMember({"te", "schedule", "ast", "lir", "c"}));
+  cmd->add_option("--dump-after", args->dumpAfter,
+                  "print the result of a pass: extract, schedule, mark-parallel, ast, lir");
+  cmd->add_option("-o,--output", args->outDir, "write NAME.h, NAME.c and libNAME.so into this directory");
+  cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
+      ->check(CLI::IsMember({"min", "smart", "max"}));
+  return [args] { return compileCommand(*args); };
+}
+
+}  // namespace tessel::cli

@@ -1,0 +1,68 @@
+#include "LoadProgram.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "front/Frontend.h"
+
+namespace tessel::cli {
+
+namespace {
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) userError("cannot open '" + path + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) userError("cannot read '" + path + "'");
+  return ss.str();
+}
+
+std::pair<std::string, int64_t> parseSizeArg(const std::string& arg) {
+  auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
+    userError("bad --size '" + arg + "': expected NAME=VALUE, e.g. --size M=64");
+  std::string name = arg.substr(0, eq), value = arg.substr(eq + 1);
+  size_t pos = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(value, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos != value.size()) userError("bad --size '" + arg + "': '" + value + "' is not an integer");
+  if (v <= 0) userError("bad --size '" + arg + "': sizes must be positive");
+  return {name, v};
+}
+
+}  // namespace
+
+LoadedProgram loadProgram(const ProgramSpec& spec) {
+  front::Source src{spec.file, readFile(spec.file)};
+  auto module = front::parse(src);
+  std::map<std::string, int64_t> sizes = front::defaultSizes(src);
+  auto names = front::sizeNames(*module, spec.entry);
+  for (const auto& arg : spec.sizeArgs) {
+    auto [name, value] = parseSizeArg(arg);
+    bool known = false;
+    for (const auto& n : names) known = known || n == name;
+    if (!known) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      userError("unknown size '" + name + "' in --size (" + (list.empty() ? "the def has no sizes" : "sizes: " + list) + ")");
+    }
+    sizes[name] = value;
+  }
+  // Defaults from the comment may name sizes of other defs in the same file.
+  std::map<std::string, int64_t> bound;
+  for (const auto& n : names) {
+    auto it = sizes.find(n);
+    if (it != sizes.end()) bound[n] = it->second;
+  }
+  LoadedProgram out;
+  out.program = front::lower(*module, spec.entry, bound);
+  out.sizes = bound;
+  return out;
+}
+
+}  // namespace tessel::cli

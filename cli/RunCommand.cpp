@@ -1,0 +1,84 @@
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "Commands.h"
+#include "LoadProgram.h"
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "runtime/Runner.h"
+
+namespace tessel::cli {
+
+namespace {
+
+struct RunArgs {
+  ProgramSpec spec;
+  bool check = false;
+  bool time = false;
+  bool json = false;
+  int threads = 0;
+  uint64_t seed = 1;
+  std::string fusion = "smart";
+};
+
+int runCommand(const RunArgs& a) {
+  LoadedProgram lp = loadProgram(a.spec);
+  driver::CompileOptions co;
+  co.fusion = schedule::parseFusionStrategy(a.fusion);
+  driver::CompiledProgram cp = driver::compile(lp.program, co);
+  runtime::RunOptions ro;
+  ro.check = a.check;
+  ro.time = a.time;
+  ro.threads = a.threads;
+  ro.seed = a.seed;
+  runtime::RunReport r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+
+  if (a.json) {
+    nlohmann::json j;
+    j["kernel"] = cp.kernel.name;
+    j["file"] = a.spec.file;
+    j["sizes"] = lp.sizes;
+    j["fusion"] = a.fusion;
+    j["threads"] = a.threads;
+    j["check"] = r.check;
+    j["max_abs_err"] = r.maxAbsErr;
+    j["median_ms"] = a.time ? nlohmann::json(r.medianMs) : nlohmann::json(nullptr);
+    j["runs"] = r.runs;
+    j["compiled_from_cache"] = r.compiledFromCache;
+    nlohmann::json outs = nlohmann::json::array();
+    for (const auto& o : r.outputs)
+      outs.push_back({{"tensor", o.tensor}, {"pass", o.pass}, {"max_abs_err", o.maxAbsErr}, {"message", o.message}});
+    j["outputs"] = outs;
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << cp.kernel.name << ": compiled" << (r.compiledFromCache ? " (cached)" : "") << "\n";
+    for (const auto& o : r.outputs)
+      std::cout << "  check " << o.tensor << ": " << (o.pass ? "pass" : "FAIL") << " (max abs err " << o.maxAbsErr
+                << ")" << (o.message.empty() ? "" : "  " + o.message) << "\n";
+    if (a.time)
+      std::cout << "  median " << r.medianMs << " ms over " << r.runs << " runs"
+                << (a.threads ? " (" + std::to_string(a.threads) + " threads)" : "") << "\n";
+  }
+  return r.check == "fail" ? 1 : 0;
+}
+
+}  // namespace
+
+CommandRunner addRunCommand(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Compile a .tc program, run it on random inputs, check and time it");
+  cmd->add_option("file", args->spec.file, "Tensor Comprehensions source file")->required();
+  cmd->add_option("--entry", args->spec.entry, "def to compile (default: the only def in the file)");
+  cmd->add_option("--size", args->spec.sizeArgs, "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
+  cmd->add_flag("--check", args->check, "compare every output with the reference interpreter (exit 1 on mismatch)");
+  cmd->add_flag("--time", args->time, "report the median time of several runs");
+  cmd->add_option("--threads", args->threads, "OpenMP threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", args->seed, "seed of the random inputs");
+  cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
+      ->check(CLI::IsMember({"min", "smart", "max"}));
+  cmd->add_flag("--json", args->json, "print one JSON object (check, max_abs_err, median_ms, runs, ...)");
+  return [args] { return runCommand(*args); };
+}
+
+}  // namespace tessel::cli

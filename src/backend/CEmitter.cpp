@@ -1,0 +1,357 @@
+#include "backend/CEmitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "runtime/KernelPreludeText.h"
+
+namespace tessel::backend {
+
+const char* storageCType(te::DType t) {
+  switch (t) {
+    case te::DType::F32: return "float";
+    case te::DType::F64: return "double";
+    case te::DType::F16:
+    case te::DType::BF16: return "uint16_t";
+    case te::DType::I32: return "int32_t";
+    case te::DType::I8: return "int8_t";
+    case te::DType::U8:
+    case te::DType::Bool: return "uint8_t";
+  }
+  return "?";
+}
+
+std::string packedEntryName(const lir::Kernel& kernel) { return kernel.name + "__packed"; }
+
+namespace {
+
+using lir::Expr;
+using lir::ExprKind;
+using te::BinaryOp;
+using te::DType;
+using te::UnaryOp;
+
+// The C type values of dtype t are computed in (f16/bf16 compute in float,
+// small integers in int32 as C promotes them).
+const char* computeCType(DType t) {
+  switch (t) {
+    case DType::F64: return "double";
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: return "float";
+    default: return "int32_t";
+  }
+}
+
+// Tensor names are user identifiers; rename the few that would collide with C
+// or with names the emitter itself uses.
+std::string cName(const std::string& n) {
+  static const std::set<std::string> reserved = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+      "args", "main", "free", "malloc", "errno", "int32_t", "int8_t", "uint8_t", "uint16_t", "int64_t", "size_t"};
+  bool looksInternal = n.rfind("v_", 0) == 0 || n.rfind("tessel", 0) == 0 || n.rfind("_", 0) == 0 ||
+                       (n.size() > 1 && n[0] == 'c' && n.find_first_not_of("0123456789", 1) == std::string::npos);
+  return reserved.count(n) || looksInternal ? n + "_t" : n;
+}
+
+std::string floatLiteral(double v, DType t) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  char buf[64];
+  if (t == DType::F64) {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+  }
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  if (t != DType::F64) s += "f";
+  return s[0] == '-' ? "(" + s + ")" : s;
+}
+
+std::string intLiteral(int64_t v) {
+  if (v == INT32_MIN) return "(-2147483647 - 1)";
+  std::string s = std::to_string(v);
+  if (v > INT32_MAX || v < INT32_MIN) s += "L";
+  return v < 0 ? "(" + s + ")" : s;
+}
+
+class Emitter {
+ public:
+  explicit Emitter(std::ostream& os) : os_(os) {}
+
+  std::string expr(const Expr& e) {
+    if (e->index) return indexExpr(e);
+    switch (e->kind) {
+      case ExprKind::IntImm: return "((" + std::string(computeCType(e->type)) + ")" + intLiteral(e->intValue) + ")";
+      case ExprKind::FloatImm: return floatLiteral(e->floatValue, e->type);
+      case ExprKind::Var: return e->name;
+      case ExprKind::Load: return loadExpr(e);
+      case ExprKind::Unary: return unaryExpr(e);
+      case ExprKind::Binary: return binaryExpr(e);
+      case ExprKind::Select: {
+        std::string t = computeCType(e->type);
+        return "(" + expr(e->operands[0]) + " ? (" + t + ")" + expr(e->operands[1]) + " : (" + t + ")" +
+               expr(e->operands[2]) + ")";
+      }
+      case ExprKind::Cast: return castExpr(e->type, e->operands[0]);
+      case ExprKind::CheckedIndex:
+      case ExprKind::FloorDiv: break;
+    }
+    throw InternalError("emit-c", "unexpected value expression");
+  }
+
+  void stmt(const lir::Stmt& s, int depth) {
+    std::string pad(2 * depth, ' ');
+    switch (s->kind) {
+      case lir::StmtKind::Block:
+        for (const auto& c : s->body) {
+          bool scoped = c->kind == lir::StmtKind::Block && depth > 0;
+          if (scoped) os_ << pad << "{\n";
+          stmt(c, scoped ? depth + 1 : depth);
+          if (scoped) os_ << pad << "}\n";
+        }
+        return;
+      case lir::StmtKind::For: {
+        if (s->parallel && canonicalLoop(s)) os_ << pad << "#pragma omp parallel for schedule(static)\n";
+        // OpenMP wants the loop predicate unparenthesized.
+        std::string cond = expr(s->cond);
+        if (cond.size() > 2 && cond.front() == '(' && cond.back() == ')' && s->cond->kind == ExprKind::Binary &&
+            te::isComparison(s->cond->binaryOp))
+          cond = cond.substr(1, cond.size() - 2);
+        os_ << pad << "for (long " << s->name << " = " << expr(s->init) << "; " << cond << "; "
+            << s->name << " += " << expr(s->step) << ") {\n";
+        stmt(s->body[0], depth + 1);
+        os_ << pad << "}\n";
+        return;
+      }
+      case lir::StmtKind::If:
+        os_ << pad << "if (" << expr(s->cond) << ") {\n";
+        stmt(s->thenCase, depth + 1);
+        if (s->elseCase) {
+          os_ << pad << "} else {\n";
+          stmt(s->elseCase, depth + 1);
+        }
+        os_ << pad << "}\n";
+        return;
+      case lir::StmtKind::Let: os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n"; return;
+      case lir::StmtKind::Store: os_ << pad << storeText(s) << "\n"; return;
+    }
+  }
+
+  void setBuffers(const lir::Kernel& k) {
+    for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries})
+      for (const auto& b : *list) dtypes_[b.name] = b.dtype;
+  }
+
+ private:
+  // OpenMP needs `for (v = init; v <op> bound; v += step)`.
+  static bool canonicalLoop(const lir::Stmt& s) {
+    const Expr& c = s->cond;
+    return c->kind == ExprKind::Binary &&
+           (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&
+           c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == s->name;
+  }
+
+  std::string indexExpr(const Expr& e) {
+    auto a = [&](int k) { return expr(e->operands[static_cast<size_t>(k)]); };
+    switch (e->kind) {
+      case ExprKind::IntImm: return intLiteral(e->intValue);
+      case ExprKind::Var: return e->name;
+      case ExprKind::Unary: return "(-" + a(0) + ")";
+      case ExprKind::FloorDiv: return "tessel_floord(" + a(0) + ", " + a(1) + ")";
+      case ExprKind::CheckedIndex:
+        return "tessel_checked_index(tessel_trunc_i64((double)" + a(0) + "), " + intLiteral(e->intValue) +
+               ", &tessel_status)";
+      case ExprKind::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
+      case ExprKind::Binary:
+        switch (e->binaryOp) {
+          case BinaryOp::Min: return "tessel_lmin(" + a(0) + ", " + a(1) + ")";
+          case BinaryOp::Max: return "tessel_lmax(" + a(0) + ", " + a(1) + ")";
+          default: return "(" + a(0) + " " + te::binaryOpName(e->binaryOp) + " " + a(1) + ")";
+        }
+      default: break;
+    }
+    throw InternalError("emit-c", "unexpected index expression");
+  }
+
+  DType bufferType(const std::string& name) const {
+    auto it = dtypes_.find(name);
+    TESSEL_CHECK(it != dtypes_.end(), "emit-c", "unknown buffer " + name);
+    return it->second;
+  }
+
+  std::string loadExpr(const Expr& e) {
+    std::string ref = cName(e->name) + "[" + expr(e->operands[0]) + "]";
+    switch (bufferType(e->name)) {
+      case DType::F16: return "tessel_f16_to_f32(" + ref + ")";
+      case DType::BF16: return "tessel_bf16_to_f32(" + ref + ")";
+      case DType::I8:
+      case DType::U8: return "((int32_t)" + ref + ")";
+      case DType::Bool: return "((int32_t)" + ref + ")";
+      default: return ref;
+    }
+  }
+
+  std::string storeText(const lir::Stmt& s) {
+    DType t = bufferType(s->name);
+    std::string v = expr(s->value);
+    std::string target = cName(s->name) + "[" + expr(s->index) + "]";
+    switch (t) {
+      case DType::F16: v = "tessel_f32_to_f16(" + v + ")"; break;
+      case DType::BF16: v = "tessel_f32_to_bf16(" + v + ")"; break;
+      case DType::I8:
+      case DType::U8:
+      case DType::Bool: v = "(" + std::string(storageCType(t)) + ")" + v; break;
+      default: break;
+    }
+    return target + " = " + v + ";";
+  }
+
+  std::string castExpr(DType t, const Expr& x) {
+    std::string v = expr(x);
+    bool fromFloat = !x->index && te::isFloat(x->type);
+    switch (t) {
+      case DType::F32: return "((float)" + v + ")";
+      case DType::F64: return "((double)" + v + ")";
+      case DType::F16: return "tessel_f16_to_f32(tessel_f32_to_f16((float)" + v + "))";
+      case DType::BF16: return "tessel_bf16_to_f32(tessel_f32_to_bf16((float)" + v + "))";
+      case DType::I32: return fromFloat ? "tessel_to_i32((double)" + v + ")" : "((int32_t)" + v + ")";
+      case DType::I8: return "((int32_t)tessel_to_i8((double)" + v + "))";
+      case DType::U8: return "((int32_t)tessel_to_u8((double)" + v + "))";
+      case DType::Bool: return "((int32_t)(" + v + " != 0))";
+    }
+    return v;
+  }
+
+  std::string unaryExpr(const Expr& e) {
+    std::string x = expr(e->operands[0]);
+    DType t = e->type;
+    bool f = te::isFloat(t);
+    bool d = t == DType::F64;
+    auto fn = [&](const char* name) { return std::string(name) + (d ? "" : "f") + "(" + x + ")"; };
+    switch (e->unaryOp) {
+      case UnaryOp::Neg: return f ? "(-" + x + ")" : "tessel_ineg(" + x + ")";
+      case UnaryOp::Not: return "(!" + x + ")";
+      case UnaryOp::Abs: return f ? fn("fabs") : "tessel_iabs(" + x + ")";
+      case UnaryOp::Exp: return fn("exp");
+      case UnaryOp::Log: return fn("log");
+      case UnaryOp::Sqrt: return fn("sqrt");
+      case UnaryOp::Rsqrt: return fn("tessel_rsqrt");
+      case UnaryOp::Tanh: return fn("tanh");
+      case UnaryOp::Sigmoid: return fn("tessel_sigmoid");
+      case UnaryOp::Erf: return fn("erf");
+      case UnaryOp::Floor: return fn("floor");
+      case UnaryOp::Ceil: return fn("ceil");
+    }
+    throw InternalError("emit-c", "unknown unary op");
+  }
+
+  std::string binaryExpr(const Expr& e) {
+    std::string a = expr(e->operands[0]);
+    std::string b = expr(e->operands[1]);
+    DType t = e->type;
+    bool f = te::isFloat(t);
+    bool d = t == DType::F64;
+    std::string ct = computeCType(t);
+    auto fn = [&](const std::string& name) { return name + "(" + a + ", " + b + ")"; };
+    auto arith = [&](const char* op, const char* intFn) {
+      return f ? "((" + ct + ")" + a + " " + op + " (" + ct + ")" + b + ")" : fn(intFn);
+    };
+    switch (e->binaryOp) {
+      case BinaryOp::Add: return arith("+", "tessel_iadd");
+      case BinaryOp::Sub: return arith("-", "tessel_isub");
+      case BinaryOp::Mul: return arith("*", "tessel_imul");
+      case BinaryOp::Div: return arith("/", "tessel_idiv");
+      case BinaryOp::Mod: return f ? fn(d ? "fmod" : "fmodf") : fn("tessel_imod");
+      case BinaryOp::Min: return f ? fn(d ? "tessel_fmin" : "tessel_fminf") : fn("tessel_imin");
+      case BinaryOp::Max: return f ? fn(d ? "tessel_fmax" : "tessel_fmaxf") : fn("tessel_imax");
+      case BinaryOp::Pow: return fn(d ? "pow" : "powf");
+      default: return "(" + a + " " + te::binaryOpName(e->binaryOp) + " " + b + ")";
+    }
+  }
+
+  std::ostream& os_;
+  std::map<std::string, DType> dtypes_;
+};
+
+std::string signature(const lir::Kernel& k, bool withNames) {
+  std::string s = "int " + k.name + "(";
+  bool first = true;
+  auto add = [&](const lir::BufferDecl& b, bool isConst) {
+    s += first ? "" : ", ";
+    first = false;
+    s += std::string(isConst ? "const " : "") + storageCType(b.dtype) + "* restrict";
+    if (withNames) s += " " + cName(b.name);
+  };
+  for (const auto& b : k.inputs) add(b, true);
+  for (const auto& b : k.outputs) add(b, false);
+  if (first) s += "void";
+  return s + ")";
+}
+
+}  // namespace
+
+std::string emitC(const lir::Kernel& k) {
+  std::ostringstream os;
+  os << runtime::kKernelPrelude << "\n";
+  os << signature(k, true) << " {\n";
+  os << "  int tessel_status = " << kKernelOk << ";\n";
+  for (const auto& t : k.temporaries) {
+    os << "  " << storageCType(t.dtype) << "* restrict " << cName(t.name) << " = (" << storageCType(t.dtype)
+       << "*)tessel_alloc(" << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
+  }
+  if (!k.temporaries.empty()) {
+    os << "  if (";
+    for (size_t i = 0; i < k.temporaries.size(); ++i) os << (i ? " || " : "") << "!" << cName(k.temporaries[i].name);
+    os << ") {\n";
+    for (const auto& t : k.temporaries) os << "    free(" << cName(t.name) << ");\n";
+    os << "    return " << kKernelOutOfMemory << ";\n  }\n";
+  }
+  Emitter e(os);
+  e.setBuffers(k);
+  e.stmt(k.body, 1);
+  for (const auto& t : k.temporaries) os << "  free(" << cName(t.name) << ");\n";
+  os << "  return tessel_status;\n}\n\n";
+  os << "int " << packedEntryName(k) << "(void** args) {\n  return " << k.name << "(";
+  size_t i = 0;
+  for (const auto* list : {&k.inputs, &k.outputs})
+    for (const auto& b : *list) {
+      os << (i ? ", " : "") << "(" << (list == &k.inputs ? "const " : "") << storageCType(b.dtype) << "*)args[" << i
+         << "]";
+      ++i;
+    }
+  os << ");\n}\n";
+  return os.str();
+}
+
+std::string emitHeader(const lir::Kernel& k, const std::string& provenance) {
+  std::ostringstream os;
+  std::string guard = "TESSEL_KERNEL_" + k.name + "_H";
+  for (auto& c : guard) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  os << "/* Generated by Tessel. " << provenance << " */\n";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n\n";
+  os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  os << "/* Tensors are dense, row-major, in the order of the TC signature:\n";
+  auto describe = [&](const char* role, const lir::BufferDecl& b) {
+    os << " *   " << role << " " << cName(b.name) << ": " << te::dtypeName(b.dtype) << "[";
+    for (size_t i = 0; i < b.shape.size(); ++i) os << (i ? "][" : "") << b.shape[i];
+    os << "]" << (b.dtype == DType::F16 || b.dtype == DType::BF16 ? " (16-bit patterns)" : "") << "\n";
+  };
+  for (const auto& b : k.inputs) describe("input ", b);
+  for (const auto& b : k.outputs) describe("output", b);
+  os << " * Returns " << kKernelOk << " on success, " << kKernelBadIndex
+     << " if a data-dependent index was out of range, " << kKernelOutOfMemory
+     << " if scratch memory could not be allocated.\n * Inputs and outputs must not overlap. */\n";
+  std::string sig = signature(k, true);
+  // `restrict` is C99; keep the prototype valid C++ too.
+  for (size_t p; (p = sig.find(" restrict")) != std::string::npos;) sig.erase(p, 9);
+  os << sig << ";\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  return os.str();
+}
+
+}  // namespace tessel::backend

@@ -1,0 +1,27 @@
+// Loop IR -> C: one translation unit holding the kernel prelude, the kernel
+// `int NAME(inputs..., outputs...)` (0 on success) and a packed-argument entry
+// `int NAME__packed(void** args)` used by the runtime. Parallel loops become
+// OpenMP loops.
+#pragma once
+
+#include <string>
+
+#include "lir/Lir.h"
+
+namespace tessel::backend {
+
+// Return codes of generated kernels (also documented in the AOT header).
+inline constexpr int kKernelOk = 0;
+inline constexpr int kKernelBadIndex = 1;     // a data-dependent index was out of range
+inline constexpr int kKernelOutOfMemory = 2;  // scratch buffers could not be allocated
+
+std::string emitC(const lir::Kernel& kernel);
+// The C header of an ahead-of-time library: the kernel's prototype and the
+// layout of each tensor. `provenance` is a one-line comment (source, sizes).
+std::string emitHeader(const lir::Kernel& kernel, const std::string& provenance);
+// Name of the packed entry point of `kernel`.
+std::string packedEntryName(const lir::Kernel& kernel);
+// C parameter type of a tensor of dtype t ("float", "uint16_t", ...).
+const char* storageCType(te::DType t);
+
+}  // namespace tessel::backend

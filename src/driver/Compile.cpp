@@ -1,0 +1,64 @@
+#include "driver/Compile.h"
+
+#include "backend/CEmitter.h"
+#include "lir/AstToLir.h"
+#include "poly/Dependences.h"
+#include "poly/ExtractScop.h"
+#include "poly/IslContext.h"
+#include "poly/Print.h"
+
+namespace tessel::driver {
+
+std::string CompileOptions::toString() const {
+  std::string s = "fusion=" + std::string(schedule::fusionStrategyName(fusion));
+  if (!dumpAfter.empty()) s += " dump-after=" + dumpAfter;
+  return s;
+}
+
+std::vector<std::string> passNames(const TargetStrategy& strategy) {
+  std::vector<std::string> names = {"extract"};
+  for (const auto& p : strategy.schedulePasses()) names.push_back(p.name);
+  names.insert(names.end(), {"ast", "lir"});
+  return names;
+}
+
+namespace {
+void checkPassName(const std::string& name, const TargetStrategy& strategy) {
+  if (name.empty()) return;
+  auto names = passNames(strategy);
+  for (const auto& n : names)
+    if (n == name) return;
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  userError("unknown pass '" + name + "' for --dump-after (passes: " + list + ")");
+}
+}  // namespace
+
+CompiledProgram compile(const te::Program& program, const CompileOptions& options, const TargetStrategy& strategy) {
+  checkPassName(options.dumpAfter, strategy);
+  CompiledProgram out;
+  out.program = program;
+  poly::IslContext isl;
+  try {
+    poly::Scop scop = poly::extractScop(isl.ctx(), out.program);
+    scop.deps = poly::computeDependences(scop);
+    isl::schedule schedule = scop.initialSchedule;
+    if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
+    for (const auto& pass : strategy.schedulePasses()) {
+      schedule = pass.run(scop, schedule, options);
+      if (options.dumpAfter == pass.name) out.dump = poly::scheduleToYaml(schedule);
+    }
+    out.scheduleYaml = poly::scheduleToYaml(schedule);
+    isl::ast_node ast = lir::buildAst(schedule);
+    out.astC = ast.to_C_str();
+    if (options.dumpAfter == "ast") out.dump = out.astC;
+    out.kernel = lir::astToLir(out.program, scop, ast);
+    if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
+    out.cSource = backend::emitC(out.kernel);
+  } catch (const isl::exception& e) {
+    throw InternalError("isl", e.what());
+  }
+  return out;
+}
+
+}  // namespace tessel::driver

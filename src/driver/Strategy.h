@@ -1,0 +1,29 @@
+// A target's strategy: the ordered list of schedule-tree passes it runs after
+// the initial schedule is extracted. A new target is a new strategy.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "driver/Options.h"
+#include "poly/Scop.h"
+
+namespace tessel::driver {
+
+struct SchedulePass {
+  std::string name;
+  std::function<isl::schedule(const poly::Scop&, const isl::schedule&, const CompileOptions&)> run;
+};
+
+class TargetStrategy {
+ public:
+  virtual ~TargetStrategy() = default;
+  virtual const char* name() const = 0;
+  virtual std::vector<SchedulePass> schedulePasses() const = 0;
+};
+
+// x86 CPU: isl scheduling, then OpenMP parallel marks.
+const TargetStrategy& cpuStrategy();
+
+}  // namespace tessel::driver

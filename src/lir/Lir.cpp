@@ -1,0 +1,242 @@
+#include "lir/Lir.h"
+
+#include <sstream>
+
+namespace tessel::lir {
+
+namespace {
+std::shared_ptr<ExprNode> node(ExprKind k, te::DType t, bool index) {
+  auto n = std::make_shared<ExprNode>();
+  n->kind = k;
+  n->type = t;
+  n->index = index;
+  return n;
+}
+std::shared_ptr<StmtNode> stmt(StmtKind k) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = k;
+  return n;
+}
+}  // namespace
+
+Expr indexImm(int64_t v) {
+  auto n = node(ExprKind::IntImm, te::DType::I32, true);
+  n->intValue = v;
+  return n;
+}
+Expr indexVar(const std::string& name) {
+  auto n = node(ExprKind::Var, te::DType::I32, true);
+  n->name = name;
+  return n;
+}
+Expr indexBinary(te::BinaryOp op, Expr a, Expr b) {
+  bool boolean = te::isComparison(op) || te::isLogical(op);
+  auto n = node(ExprKind::Binary, boolean ? te::DType::Bool : te::DType::I32, !boolean);
+  n->binaryOp = op;
+  n->operands = {std::move(a), std::move(b)};
+  return n;
+}
+Expr indexFloorDiv(Expr a, Expr b) {
+  auto n = node(ExprKind::FloorDiv, te::DType::I32, true);
+  n->operands = {std::move(a), std::move(b)};
+  return n;
+}
+Expr indexNeg(Expr a) {
+  auto n = node(ExprKind::Unary, te::DType::I32, true);
+  n->unaryOp = te::UnaryOp::Neg;
+  n->operands = {std::move(a)};
+  return n;
+}
+Expr checkedIndex(Expr x, int64_t extent) {
+  auto n = node(ExprKind::CheckedIndex, te::DType::I32, true);
+  n->intValue = extent;
+  n->operands = {std::move(x)};
+  return n;
+}
+Expr imm(double v, te::DType t) {
+  auto n = node(te::isFloat(t) ? ExprKind::FloatImm : ExprKind::IntImm, t, false);
+  n->floatValue = v;
+  n->intValue = te::isFloat(t) ? 0 : static_cast<int64_t>(v);
+  return n;
+}
+Expr load(const std::string& buffer, te::DType t, Expr index) {
+  auto n = node(ExprKind::Load, t, false);
+  n->name = buffer;
+  n->operands = {std::move(index)};
+  return n;
+}
+Expr unary(te::UnaryOp op, te::DType t, Expr x) {
+  auto n = node(ExprKind::Unary, t, false);
+  n->unaryOp = op;
+  n->operands = {std::move(x)};
+  return n;
+}
+Expr binary(te::BinaryOp op, te::DType t, Expr a, Expr b) {
+  auto n = node(ExprKind::Binary, t, false);
+  n->binaryOp = op;
+  n->operands = {std::move(a), std::move(b)};
+  return n;
+}
+Expr select(te::DType t, Expr c, Expr a, Expr b) {
+  auto n = node(ExprKind::Select, t, false);
+  n->operands = {std::move(c), std::move(a), std::move(b)};
+  return n;
+}
+Expr cast(te::DType t, Expr x) {
+  auto n = node(ExprKind::Cast, t, false);
+  n->operands = {std::move(x)};
+  return n;
+}
+
+Stmt block(std::vector<Stmt> stmts) {
+  auto n = stmt(StmtKind::Block);
+  n->body = std::move(stmts);
+  return n;
+}
+Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body, bool parallel) {
+  auto n = stmt(StmtKind::For);
+  n->name = var;
+  n->init = std::move(init);
+  n->cond = std::move(cond);
+  n->step = std::move(step);
+  n->body = {std::move(body)};
+  n->parallel = parallel;
+  return n;
+}
+Stmt ifThenElse(Expr cond, Stmt thenCase, Stmt elseCase) {
+  auto n = stmt(StmtKind::If);
+  n->cond = std::move(cond);
+  n->thenCase = std::move(thenCase);
+  n->elseCase = std::move(elseCase);
+  return n;
+}
+Stmt let(const std::string& name, Expr value) {
+  auto n = stmt(StmtKind::Let);
+  n->name = name;
+  n->value = std::move(value);
+  return n;
+}
+Stmt store(const std::string& buffer, Expr index, Expr value) {
+  auto n = stmt(StmtKind::Store);
+  n->name = buffer;
+  n->index = std::move(index);
+  n->value = std::move(value);
+  return n;
+}
+
+int64_t BufferDecl::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+namespace {
+void printExpr(std::ostream& os, const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::IntImm: os << e->intValue; return;
+    case ExprKind::FloatImm: os << e->floatValue; return;
+    case ExprKind::Var: os << e->name; return;
+    case ExprKind::Load:
+      os << e->name << "[";
+      printExpr(os, e->operands[0]);
+      os << "]";
+      return;
+    case ExprKind::Unary:
+      os << te::unaryOpName(e->unaryOp) << "(";
+      printExpr(os, e->operands[0]);
+      os << ")";
+      return;
+    case ExprKind::Binary:
+      os << "(";
+      printExpr(os, e->operands[0]);
+      os << " " << te::binaryOpName(e->binaryOp) << " ";
+      printExpr(os, e->operands[1]);
+      os << ")";
+      return;
+    case ExprKind::Select:
+      os << "(";
+      printExpr(os, e->operands[0]);
+      os << " ? ";
+      printExpr(os, e->operands[1]);
+      os << " : ";
+      printExpr(os, e->operands[2]);
+      os << ")";
+      return;
+    case ExprKind::Cast:
+      os << te::dtypeName(e->type) << "(";
+      printExpr(os, e->operands[0]);
+      os << ")";
+      return;
+    case ExprKind::FloorDiv:
+      os << "floord(";
+      printExpr(os, e->operands[0]);
+      os << ", ";
+      printExpr(os, e->operands[1]);
+      os << ")";
+      return;
+    case ExprKind::CheckedIndex:
+      os << "checked(";
+      printExpr(os, e->operands[0]);
+      os << ", " << e->intValue << ")";
+      return;
+  }
+}
+
+void printStmt(std::ostream& os, const Stmt& s, int depth) {
+  std::string pad(2 * depth, ' ');
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const auto& c : s->body) printStmt(os, c, depth);
+      return;
+    case StmtKind::For:
+      os << pad << (s->parallel ? "parallel for " : "for ") << s->name << " = ";
+      printExpr(os, s->init);
+      os << "; ";
+      printExpr(os, s->cond);
+      os << "; += ";
+      printExpr(os, s->step);
+      os << "\n";
+      printStmt(os, s->body[0], depth + 1);
+      return;
+    case StmtKind::If:
+      os << pad << "if ";
+      printExpr(os, s->cond);
+      os << "\n";
+      printStmt(os, s->thenCase, depth + 1);
+      if (s->elseCase) {
+        os << pad << "else\n";
+        printStmt(os, s->elseCase, depth + 1);
+      }
+      return;
+    case StmtKind::Let:
+      os << pad << "let " << s->name << " = ";
+      printExpr(os, s->value);
+      os << "\n";
+      return;
+    case StmtKind::Store:
+      os << pad << s->name << "[";
+      printExpr(os, s->index);
+      os << "] = ";
+      printExpr(os, s->value);
+      os << "\n";
+      return;
+  }
+}
+}  // namespace
+
+std::string toString(const Kernel& k) {
+  std::ostringstream os;
+  os << "kernel " << k.name << "\n";
+  auto decls = [&](const char* what, const std::vector<BufferDecl>& v) {
+    for (const auto& b : v) {
+      os << "  " << what << " " << te::dtypeName(b.dtype) << " " << b.name << "[" << b.numElements() << "]\n";
+    }
+  };
+  decls("in", k.inputs);
+  decls("out", k.outputs);
+  decls("temp", k.temporaries);
+  printStmt(os, k.body, 1);
+  return os.str();
+}
+
+}  // namespace tessel::lir

@@ -1,0 +1,100 @@
+// Loop IR (lir): what the isl AST becomes before the backends print it. Small
+// plain nodes; post-polyhedral passes (vectorize, unroll, double-buffer) work
+// here. Index arithmetic (loop variables, flattened offsets) is 64-bit and
+// marked `index`; values carry a te::DType.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessel/te.h"
+
+namespace tessel::lir {
+
+enum class ExprKind {
+  IntImm,        // index or integer constant
+  FloatImm,
+  Var,           // loop variable or let-bound name
+  Load,          // buffer[index]; type = the buffer's dtype
+  Unary,
+  Binary,
+  Select,        // operands = {cond, then, else}; only the chosen branch is evaluated
+  Cast,          // operands = {x}
+  FloorDiv,      // index floor division, operands = {a, b}, b > 0
+  CheckedIndex,  // operands = {x}; x if 0 <= x < extent, else flags a run-time error and gives 0
+};
+
+struct ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+
+struct ExprNode {
+  ExprKind kind;
+  te::DType type = te::DType::I32;
+  bool index = false;  // 64-bit index arithmetic
+  int64_t intValue = 0;  // IntImm; CheckedIndex: the extent
+  double floatValue = 0;
+  std::string name;      // Var / Load buffer
+  te::UnaryOp unaryOp = te::UnaryOp::Neg;
+  te::BinaryOp binaryOp = te::BinaryOp::Add;
+  std::vector<Expr> operands;  // Load: {index}
+};
+
+Expr indexImm(int64_t v);
+Expr indexVar(const std::string& name);
+Expr indexBinary(te::BinaryOp op, Expr a, Expr b);  // Add Sub Mul Div Mod Min Max, comparisons, And Or
+Expr indexFloorDiv(Expr a, Expr b);
+Expr indexNeg(Expr a);
+Expr checkedIndex(Expr x, int64_t extent);
+Expr imm(double v, te::DType t);
+Expr load(const std::string& buffer, te::DType t, Expr index);
+Expr unary(te::UnaryOp op, te::DType t, Expr x);
+Expr binary(te::BinaryOp op, te::DType t, Expr a, Expr b);
+Expr select(te::DType t, Expr c, Expr a, Expr b);
+Expr cast(te::DType t, Expr x);  // value cast; from an index expression gives a value
+
+enum class StmtKind { Block, For, If, Let, Store };
+
+struct StmtNode;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+struct StmtNode {
+  StmtKind kind;
+  std::vector<Stmt> body;  // Block
+  std::string name;        // For: loop variable; Let: bound name; Store: buffer
+  Expr init, cond, step;   // For: for (name = init; cond; name += step)
+  bool parallel = false;   // For: iterations may run concurrently
+  Expr value;              // Let: bound index value; Store: stored value
+  Expr index;              // Store: flat element index
+  Stmt thenCase, elseCase; // If (cond in `cond`)
+};
+
+Stmt block(std::vector<Stmt> stmts);
+Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body, bool parallel);
+Stmt ifThenElse(Expr cond, Stmt thenCase, Stmt elseCase);
+Stmt let(const std::string& name, Expr value);  // index binding, visible to the rest of the enclosing block
+Stmt store(const std::string& buffer, Expr index, Expr value);
+
+struct BufferDecl {
+  std::string name;
+  te::DType dtype;
+  std::vector<int64_t> shape;
+  int64_t numElements() const;
+};
+
+// One kernel: parameters in ABI order (inputs, then outputs), scratch
+// buffers it allocates itself, and its body.
+struct Kernel {
+  std::string name;
+  std::vector<BufferDecl> inputs;
+  std::vector<BufferDecl> outputs;
+  std::vector<BufferDecl> temporaries;
+  Stmt body;
+  bool checksIndices = false;  // body contains CheckedIndex: the kernel reports bad indices
+};
+
+// Readable text of the loop IR (`--emit lir`).
+std::string toString(const Kernel& k);
+
+}  // namespace tessel::lir

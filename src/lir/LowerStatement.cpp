@@ -1,0 +1,108 @@
+#include "lir/LowerStatement.h"
+
+namespace tessel::lir {
+
+std::string indexVarName(const std::string& v) { return "v_" + v; }
+
+namespace {
+
+class InstanceLowering {
+ public:
+  InstanceLowering(const te::Program& p, bool& checksIndices) : program_(p), checksIndices_(checksIndices) {}
+
+  Expr value(const te::Expr& e) {
+    switch (e->kind) {
+      case te::ExprKind::Const: return imm(e->value, e->type);
+      case te::ExprKind::Var: return cast(te::DType::I32, indexVar(indexVarName(e->name)));
+      case te::ExprKind::Access: {
+        const te::TensorDecl& t = program_.tensor(e->name);
+        return load(e->name, t.dtype, flatIndex(t, e->operands));
+      }
+      case te::ExprKind::Unary: return unary(e->unaryOp, e->type, value(e->operands[0]));
+      case te::ExprKind::Binary:
+        return binary(e->binaryOp, e->type, value(e->operands[0]), value(e->operands[1]));
+      case te::ExprKind::Select:
+        return select(e->type, value(e->operands[0]), value(e->operands[1]), value(e->operands[2]));
+      case te::ExprKind::Cast: return cast(e->type, value(e->operands[0]));
+    }
+    throw InternalError("lower-statement", "unknown expression kind");
+  }
+
+  Expr flatIndex(const te::TensorDecl& t, const std::vector<te::Expr>& indices) {
+    TESSEL_CHECK(indices.size() == t.shape.size(), "lower-statement", "rank mismatch on " + t.name);
+    Expr flat = indexImm(0);
+    for (size_t d = 0; d < indices.size(); ++d) {
+      Expr i = index(indices[d], t.shape[d]);
+      flat = d == 0 ? i : indexBinary(te::BinaryOp::Add, indexBinary(te::BinaryOp::Mul, flat, indexImm(t.shape[d])), i);
+    }
+    return flat;
+  }
+
+ private:
+  // Affine indices are in bounds by construction (checked by range inference
+  // and clipped for guarded reads); anything else is data-dependent and is
+  // checked at run time so a bad index reports an error instead of reading
+  // outside the tensor.
+  Expr index(const te::Expr& e, int64_t extent) {
+    if (auto a = te::toAffine(e)) {
+      Expr r = indexImm(a->constant);
+      bool first = a->constant == 0;
+      for (const auto& [v, c] : a->coeffs) {
+        Expr term = indexVar(indexVarName(v));
+        if (c != 1) term = indexBinary(te::BinaryOp::Mul, indexImm(c), term);
+        r = first ? term : indexBinary(te::BinaryOp::Add, r, term);
+        first = false;
+      }
+      return r;
+    }
+    checksIndices_ = true;
+    return checkedIndex(value(e), extent);
+  }
+
+  const te::Program& program_;
+  bool& checksIndices_;
+};
+
+Expr combine(te::Reduction r, te::DType t, Expr acc, Expr v) {
+  te::BinaryOp op = te::BinaryOp::Add;
+  switch (r) {
+    case te::Reduction::Sum: op = te::BinaryOp::Add; break;
+    case te::Reduction::Prod: op = te::BinaryOp::Mul; break;
+    case te::Reduction::Max: op = te::BinaryOp::Max; break;
+    case te::Reduction::Min: op = te::BinaryOp::Min; break;
+    case te::Reduction::None: throw InternalError("lower-statement", "combine without a reduction");
+  }
+  te::DType rt = te::binaryResultType(op, t, v->type);
+  return binary(op, rt, std::move(acc), std::move(v));
+}
+
+Expr storable(te::DType bufferType, Expr v) { return v->type == bufferType ? v : cast(bufferType, std::move(v)); }
+
+}  // namespace
+
+Stmt lowerStatementInstance(const te::Program& program, const poly::Statement& statement,
+                            const std::vector<Expr>& dimValues, bool& checksIndices) {
+  TESSEL_CHECK(dimValues.size() == statement.dims.size(), "lower-statement",
+               "wrong number of values for " + statement.name);
+  const te::Stage& stage = program.stages[statement.stage];
+  const te::TensorDecl& out = program.tensor(stage.output);
+  std::vector<Stmt> stmts;
+  for (size_t d = 0; d < dimValues.size(); ++d) stmts.push_back(let(indexVarName(statement.dims[d]), dimValues[d]));
+
+  InstanceLowering lower(program, checksIndices);
+  std::vector<te::Expr> lhs;
+  for (const auto& v : stage.indices) lhs.push_back(te::var(v));
+  Expr target = lower.flatIndex(out, lhs);
+  Expr v;
+  switch (statement.kind) {
+    case poly::StatementKind::Assign: v = lower.value(stage.rhs); break;
+    case poly::StatementKind::Init: v = imm(te::reductionIdentity(stage.reduction, out.dtype), out.dtype); break;
+    case poly::StatementKind::Update:
+      v = combine(stage.reduction, out.dtype, load(out.name, out.dtype, target), lower.value(stage.rhs));
+      break;
+  }
+  stmts.push_back(store(out.name, target, storable(out.dtype, v)));
+  return block(std::move(stmts));
+}
+
+}  // namespace tessel::lir

@@ -1,0 +1,202 @@
+#include "poly/ExtractScop.h"
+
+#include <set>
+#include <sstream>
+
+namespace tessel::poly {
+
+namespace {
+
+// isl's parser reserves some words; index variables with such names (or ones
+// that look like statement names) get positional names in isl text.
+std::string islDimName(const std::string& v, size_t pos) {
+  static const std::set<std::string> reserved = {
+      "and", "or", "not", "xor", "implies", "min", "max", "mod", "floor", "ceil", "exists", "infty",
+      "NaN", "true", "false", "rat", "domain", "range", "params", "any"};
+  bool ok = !v.empty() && (std::isalpha(static_cast<unsigned char>(v[0])) || v[0] == '_');
+  for (char c : v) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok || reserved.count(v) || (v.size() > 1 && v[0] == 'S' && std::isdigit(static_cast<unsigned char>(v[1]))))
+    return "i" + std::to_string(pos) + "_";
+  return v;
+}
+
+struct StatementText {
+  std::string tuple;  // "S0[m, n, k]"
+  std::map<std::string, std::string> dimName;  // te var -> isl dim name
+};
+
+StatementText statementText(const std::string& name, const std::vector<std::string>& dims) {
+  StatementText t;
+  t.tuple = name + "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    std::string d = islDimName(dims[i], i);
+    t.dimName[dims[i]] = d;
+    t.tuple += (i ? ", " : "") + d;
+  }
+  t.tuple += "]";
+  return t;
+}
+
+std::string affineText(const te::AffineExpr& a, const StatementText& st) {
+  std::ostringstream os;
+  os << a.constant;
+  for (const auto& [v, c] : a.coeffs) {
+    auto it = st.dimName.find(v);
+    TESSEL_CHECK(it != st.dimName.end(), "extract", "index variable " + v + " not in the statement domain");
+    os << (c < 0 ? " - " : " + ") << (c < 0 ? -c : c) << "*" << it->second;
+  }
+  return os.str();
+}
+
+std::string boxConstraint(const std::string& dim, int64_t lo, int64_t hi) {
+  return std::to_string(lo) + " <= " + dim + " < " + std::to_string(hi);
+}
+
+// Relation from the statement to the elements `access` may read. Affine
+// indices are exact; a non-affine index (an indirect read such as LUT(I(b), r))
+// may touch any element of that dimension. Guarded reads (inside a select
+// branch) may be written with out-of-range indices that the guard excludes, so
+// every read is clipped to the tensor's extent.
+isl::map readRelation(isl::ctx ctx, const te::Program& p, const te::ExprNode& access, const StatementText& st,
+                      const std::string& domainConstraints) {
+  const te::TensorDecl& t = p.tensor(access.name);
+  std::ostringstream os;
+  os << "{ " << st.tuple << " -> " << access.name << "[";
+  std::vector<std::string> out;
+  for (size_t d = 0; d < access.operands.size(); ++d) out.push_back("a" + std::to_string(d) + "_");
+  for (size_t d = 0; d < out.size(); ++d) os << (d ? ", " : "") << out[d];
+  os << "] : " << domainConstraints;
+  for (size_t d = 0; d < out.size(); ++d) {
+    os << " and " << boxConstraint(out[d], 0, t.shape[d]);
+    if (auto a = te::toAffine(access.operands[d])) os << " and " << out[d] << " = " << affineText(*a, st);
+  }
+  os << " }";
+  return isl::map(ctx, os.str());
+}
+
+void collectAccesses(const te::Expr& e, std::vector<const te::ExprNode*>& out) {
+  if (e->kind == te::ExprKind::Access) out.push_back(e.get());
+  for (const auto& o : e->operands) collectAccesses(o, out);
+}
+
+}  // namespace
+
+Scop extractScop(isl::ctx ctx, const te::Program& program) {
+  Scop scop;
+  scop.program = &program;
+  scop.domain = isl::union_set::empty(ctx);
+  scop.reads = isl::union_map::empty(ctx);
+  scop.writes = isl::union_map::empty(ctx);
+
+  isl::schedule schedule;
+  std::vector<isl::union_set> stageFilters;
+  // Per stage: LHS band and (for reductions) the reduction band of the update.
+  struct StageStatements {
+    std::vector<int> statements;
+  };
+  std::vector<StageStatements> byStage(program.stages.size());
+
+  int counter = 0;
+  for (size_t si = 0; si < program.stages.size(); ++si) {
+    const te::Stage& stage = program.stages[si];
+    std::vector<std::pair<StatementKind, std::vector<std::string>>> parts;
+    std::vector<std::string> full = stage.indices;
+    full.insert(full.end(), stage.reductionVars.begin(), stage.reductionVars.end());
+    if (stage.reduction == te::Reduction::None) {
+      parts.push_back({StatementKind::Assign, full});
+    } else {
+      if (stage.init) parts.push_back({StatementKind::Init, stage.indices});
+      parts.push_back({StatementKind::Update, full});
+    }
+    for (auto& [kind, dims] : parts) {
+      Statement s;
+      s.name = "S" + std::to_string(counter++);
+      s.stage = static_cast<int>(si);
+      s.kind = kind;
+      s.dims = dims;
+      StatementText st = statementText(s.name, dims);
+      std::string constraints = "0 = 0";
+      for (const auto& v : dims) {
+        auto r = stage.ranges.find(v);
+        TESSEL_CHECK(r != stage.ranges.end(), "extract", "no range for index " + v);
+        constraints += " and " + boxConstraint(st.dimName[v], r->second.lo, r->second.hi);
+      }
+      s.domain = isl::set(ctx, "{ " + st.tuple + " : " + constraints + " }");
+
+      const te::TensorDecl& out = program.tensor(stage.output);
+      std::ostringstream w;
+      w << "{ " << st.tuple << " -> " << out.name << "[";
+      for (size_t d = 0; d < stage.indices.size(); ++d) w << (d ? ", " : "") << st.dimName[stage.indices[d]];
+      w << "] : " << constraints << " }";
+      isl::map write(ctx, w.str());
+      s.writes = isl::union_map(write);
+      s.reads = isl::union_map::empty(ctx);
+      if (kind == StatementKind::Update) s.reads = s.reads.unite(isl::union_map(write));
+      if (kind != StatementKind::Init) {
+        std::vector<const te::ExprNode*> accesses;
+        collectAccesses(stage.rhs, accesses);
+        for (const auto* a : accesses) s.reads = s.reads.unite(isl::union_map(readRelation(ctx, program, *a, st, constraints)));
+      }
+      scop.domain = scop.domain.unite(isl::union_set(s.domain));
+      scop.reads = scop.reads.unite(s.reads);
+      scop.writes = scop.writes.unite(s.writes);
+      byStage[si].statements.push_back(static_cast<int>(scop.statements.size()));
+      scop.statements.push_back(std::move(s));
+    }
+  }
+
+  // Initial schedule tree, source order (AKG Fig. 3b): a sequence over stages;
+  // each stage has a band over its LHS variables, then (for init + update) a
+  // sequence {init}, {update}; the update's reduction variables form an inner band.
+  auto bandText = [&](const std::vector<int>& stmts, size_t first, size_t count) {
+    std::ostringstream os;
+    os << "[";
+    for (size_t d = 0; d < count; ++d) {
+      os << (d ? ", " : "") << "{ ";
+      bool firstStmt = true;
+      for (int idx : stmts) {
+        const Statement& s = scop.statements[idx];
+        if (first + d >= s.dims.size()) continue;
+        StatementText st = statementText(s.name, s.dims);
+        os << (firstStmt ? "" : "; ") << st.tuple << " -> [(" << st.dimName[s.dims[first + d]] << ")]";
+        firstStmt = false;
+      }
+      os << " }";
+    }
+    os << "]";
+    return isl::multi_union_pw_aff(ctx, os.str());
+  };
+  auto filterOf = [&](const std::vector<int>& stmts) {
+    isl::union_set f = isl::union_set::empty(ctx);
+    for (int idx : stmts) f = f.unite(isl::union_set(scop.statements[idx].domain));
+    return f;
+  };
+
+  isl::schedule_node node = isl::schedule_node::from_domain(scop.domain).child(0);
+  isl::union_set_list filters(ctx, static_cast<int>(program.stages.size()));
+  for (const auto& st : byStage) filters = filters.add(filterOf(st.statements));
+  node = node.insert_sequence(filters);
+  for (size_t si = 0; si < program.stages.size(); ++si) {
+    const te::Stage& stage = program.stages[si];
+    const auto& stmts = byStage[si].statements;
+    node = node.child(static_cast<int>(si)).child(0);  // filter -> its child
+    if (!stage.indices.empty()) node = node.insert_partial_schedule(bandText(stmts, 0, stage.indices.size())).child(0);
+    int updateIdx = stmts.back();
+    size_t nred = stage.reductionVars.size();
+    if (stmts.size() == 2) {
+      isl::union_set_list parts(ctx, 2);
+      parts = parts.add(filterOf({stmts[0]})).add(filterOf({stmts[1]}));
+      node = node.insert_sequence(parts);
+      if (nred > 0)
+        node = node.child(1).child(0).insert_partial_schedule(bandText({updateIdx}, stage.indices.size(), nred)).parent().parent();
+    } else if (nred > 0) {
+      node = node.insert_partial_schedule(bandText({updateIdx}, stage.indices.size(), nred));
+    }
+    // Back to the top-level sequence.
+    while (!node.isa<isl::schedule_node_sequence>() || node.tree_depth() != 1) node = node.parent();
+  }
+  scop.initialSchedule = node.schedule();
+  return scop;
+}
+
+}  // namespace tessel::poly

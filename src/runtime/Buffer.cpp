@@ -1,0 +1,71 @@
+#include "runtime/Buffer.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/KernelPrelude.h"
+
+namespace tessel::runtime {
+
+Buffer::Buffer(te::DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+  size_ = 1;
+  for (int64_t d : shape_) size_ *= d;
+  // Round up so aligned_alloc gets a multiple of the alignment, and never 0 bytes.
+  size_t n = static_cast<size_t>(bytes());
+  size_t alloc = (n + 63) / 64 * 64 + 64;
+  auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, alloc));
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, alloc);
+  storage_.reset(p, [](unsigned char* q) { std::free(q); });
+}
+
+double Buffer::get(int64_t i) const {
+  const unsigned char* p = storage_.get();
+  switch (dtype_) {
+    case te::DType::F32: return reinterpret_cast<const float*>(p)[i];
+    case te::DType::F64: return reinterpret_cast<const double*>(p)[i];
+    case te::DType::F16: return tessel_f16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
+    case te::DType::BF16: return tessel_bf16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
+    case te::DType::I32: return reinterpret_cast<const int32_t*>(p)[i];
+    case te::DType::I8: return reinterpret_cast<const int8_t*>(p)[i];
+    case te::DType::U8: return reinterpret_cast<const uint8_t*>(p)[i];
+    case te::DType::Bool: return reinterpret_cast<const uint8_t*>(p)[i] ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+void Buffer::set(int64_t i, double v) {
+  unsigned char* p = storage_.get();
+  switch (dtype_) {
+    case te::DType::F32: reinterpret_cast<float*>(p)[i] = static_cast<float>(v); return;
+    case te::DType::F64: reinterpret_cast<double*>(p)[i] = v; return;
+    case te::DType::F16:
+      reinterpret_cast<uint16_t*>(p)[i] = tessel_f32_to_f16(static_cast<float>(v));
+      return;
+    case te::DType::BF16:
+      reinterpret_cast<uint16_t*>(p)[i] = tessel_f32_to_bf16(static_cast<float>(v));
+      return;
+    case te::DType::I32: reinterpret_cast<int32_t*>(p)[i] = tessel_to_i32(v); return;
+    case te::DType::I8: reinterpret_cast<int8_t*>(p)[i] = tessel_to_i8(v); return;
+    case te::DType::U8: reinterpret_cast<uint8_t*>(p)[i] = tessel_to_u8(v); return;
+    case te::DType::Bool: reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0; return;
+  }
+}
+
+void Buffer::fill(double v) {
+  for (int64_t i = 0; i < size_; ++i) set(i, v);
+}
+
+void Buffer::randomize(std::mt19937_64& rng) {
+  if (te::isFloat(dtype_)) {
+    std::uniform_real_distribution<double> d(-1.0, 1.0);
+    for (int64_t i = 0; i < size_; ++i) set(i, d(rng));
+  } else if (dtype_ == te::DType::Bool) {
+    for (int64_t i = 0; i < size_; ++i) set(i, static_cast<double>(rng() & 1));
+  } else {
+    std::uniform_int_distribution<int> d(dtype_ == te::DType::U8 ? 0 : -8, 8);
+    for (int64_t i = 0; i < size_; ++i) set(i, d(rng));
+  }
+}
+
+}  // namespace tessel::runtime

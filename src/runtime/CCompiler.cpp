@@ -1,0 +1,113 @@
+#include "runtime/CCompiler.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/Hash.h"
+#include "tessel/error.h"
+
+namespace tessel::runtime {
+
+namespace fs = std::filesystem;
+
+CCompilerOptions CCompilerOptions::defaults() {
+  CCompilerOptions o;
+  const char* cc = std::getenv("TESSEL_CC");
+  o.compiler = cc && *cc ? cc : "cc";
+  // No -ffast-math: kernels must keep IEEE semantics (NaN, inf) to match the
+  // interpreter. -fno-math-errno only drops errno updates.
+  o.flags = {"-std=gnu11", "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno", "-w"};
+  if (const char* extra = std::getenv("TESSEL_CFLAGS")) {
+    std::string s = extra, word;
+    for (char c : s + " ") {
+      if (c == ' ') {
+        if (!word.empty()) o.flags.push_back(word);
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+  }
+  if (const char* dir = std::getenv("TESSEL_CACHE_DIR"); dir && *dir) {
+    o.cacheDir = dir;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    o.cacheDir = std::string(xdg) + "/tessel";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    o.cacheDir = std::string(home) + "/.cache/tessel";
+  } else {
+    o.cacheDir = "/tmp/tessel-cache-" + std::to_string(getuid());
+  }
+  return o;
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string commandLine(const CCompilerOptions& o, const std::string& in, const std::string& out) {
+  std::string cmd = quote(o.compiler);
+  for (const auto& f : o.flags) cmd += " " + quote(f);
+  return cmd + " -o " + quote(out) + " " + quote(in) + " -lm 2>&1";
+}
+
+void runCompiler(const std::string& cSource, const std::string& outPath, const CCompilerOptions& o) {
+  std::string base = outPath + ".tmp" + std::to_string(getpid());
+  std::string cPath = base + ".c";
+  {
+    std::ofstream f(cPath);
+    if (!f) userError("cannot write '" + cPath + "'");
+    f << cSource;
+  }
+  std::string tmpOut = base + ".so";
+  std::string cmd = commandLine(o, cPath, tmpOut);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) userError("cannot run the C compiler '" + o.compiler + "'");
+  std::string output;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
+  int status = pclose(pipe);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == 127) {
+    fs::remove(cPath);
+    userError("C compiler '" + o.compiler + "' not found (set TESSEL_CC)");
+  }
+  if (code != 0) {
+    // Keep the source next to the failure for the bug report.
+    throw InternalError("c-compile", "generated C failed to compile (" + cPath + "):\n" + output.substr(0, 4000));
+  }
+  fs::remove(cPath);
+  // rename() is atomic: concurrent compilations of the same kernel never see a partial file.
+  std::error_code ec;
+  fs::rename(tmpOut, outPath, ec);
+  if (ec) userError("cannot write '" + outPath + "': " + ec.message());
+}
+
+}  // namespace
+
+CompiledObject compileSharedObject(const std::string& cSource, const CCompilerOptions& o) {
+  std::error_code ec;
+  fs::create_directories(o.cacheDir, ec);
+  if (ec) userError("cannot create the kernel cache directory '" + o.cacheDir + "': " + ec.message());
+  std::string key = cSource + "\n//" + commandLine(o, "in.c", "out.so");
+  std::string path = o.cacheDir + "/k" + hexDigest(fnv1a64(key)) + ".so";
+  if (fs::exists(path)) return {path, true};
+  runCompiler(cSource, path, o);
+  return {path, false};
+}
+
+void compileSharedObjectTo(const std::string& cSource, const std::string& outPath, const CCompilerOptions& o) {
+  runCompiler(cSource, outPath, o);
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,131 @@
+#include "runtime/Checker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tessel::runtime {
+
+namespace {
+
+// Does `got` match `want`? (NaN == NaN, inf == same-sign inf.)
+bool matches(double got, double want, const Tolerance& tol) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+  if (std::isinf(want) || std::isinf(got)) return got == want;
+  return std::fabs(got - want) <= tol.abs + tol.rel * std::fabs(want);
+}
+
+std::string indexString(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+std::string describe(const Buffer& b) {
+  std::string s = std::string(te::dtypeName(b.dtype())) + "(";
+  for (size_t d = 0; d < b.shape().size(); ++d) s += (d ? "," : "") + std::to_string(b.shape()[d]);
+  return s + ")";
+}
+
+std::string num(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+void collectReads(const te::Expr& e, std::set<std::string>& out) {
+  if (e->kind == te::ExprKind::Access) out.insert(e->name);
+  for (const auto& o : e->operands) collectReads(o, out);
+}
+
+// Number of terms accumulated into `tensor`, along the longest chain of
+// reductions through the tensors it is computed from.
+double accumulatedTerms(const te::Program& p, const std::string& tensor) {
+  std::map<std::string, double> terms;  // tensors not yet written: 0
+  for (const auto& s : p.stages) {
+    double len = 1;
+    for (const auto& v : s.reductionVars) {
+      auto r = s.ranges.find(v);
+      if (r != s.ranges.end()) len *= static_cast<double>(std::max<int64_t>(r->second.extent(), 1));
+    }
+    std::set<std::string> reads;
+    collectReads(s.rhs, reads);
+    double fed = 0;
+    for (const auto& r : reads) fed = std::max(fed, terms[r]);
+    // A `+=` without `!` adds onto what the tensor already held.
+    double before = s.init || s.reduction == te::Reduction::None ? 0 : terms[s.output];
+    terms[s.output] = std::max(terms[s.output], before + len + fed);
+  }
+  return terms[tensor];
+}
+
+}  // namespace
+
+std::string toString(const Tolerance& t) {
+  if (t.abs == 0 && t.rel == 0) return "exact";
+  return "abs " + num(t.abs) + " + rel " + num(t.rel);
+}
+
+CheckResult compareBuffers(const Buffer& got, const Buffer& want, const Tolerance& tol) {
+  CheckResult r;
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
+    r.pass = false;
+    r.firstBadIndex = 0;
+    r.message = "got a " + describe(got) + " buffer, want " + describe(want);
+    return r;
+  }
+  int64_t bad = 0;
+  for (int64_t i = 0; i < want.size(); ++i) {
+    double g = got.get(i), w = want.get(i);
+    if (std::isfinite(g) && std::isfinite(w)) {
+      double err = std::fabs(g - w);
+      r.maxAbsErr = std::max(r.maxAbsErr, err);
+      if (w != 0) r.maxRelErr = std::max(r.maxRelErr, err / std::fabs(w));
+    }
+    if (!matches(g, w, tol)) {
+      if (bad++ == 0) r.firstBadIndex = i;
+    }
+  }
+  if (bad == 0) return r;
+  r.pass = false;
+  int64_t i = r.firstBadIndex;
+  std::ostringstream os;
+  os << bad << " of " << want.size() << " elements differ; first at " << indexString(want.shape(), i)
+     << ": got " << num(got.get(i)) << ", want " << num(want.get(i)) << " (tolerance " << toString(tol)
+     << "; max abs err " << num(r.maxAbsErr) << ", max rel err " << num(r.maxRelErr) << ")";
+  r.message = os.str();
+  return r;
+}
+
+Tolerance toleranceFor(const te::Program& p, const std::string& tensor) {
+  te::DType t = p.tensor(tensor).dtype;
+  if (!te::isFloat(t)) return {};
+  double k = accumulatedTerms(p, tensor);
+  // Rounding error of a k-term accumulation grows about like k * eps * |term|
+  // (terms of magnitude ~1, as Buffer::randomize makes); the relative term
+  // covers a few ulps of the result and of transcendental functions, and the
+  // absolute term covers cancellation. f16/bf16 results are rounded from f32
+  // computation and may differ by an ulp or two of the narrow type.
+  switch (t) {
+    case te::DType::F64:
+      return {1e-12 + 1e-14 * k, 1e-9};
+    case te::DType::F32:
+      return {1e-5 + 1e-6 * k, 1e-4};
+    case te::DType::F16:
+      return {2e-3 + 1e-4 * std::sqrt(k) + 1e-6 * k, 4e-3};
+    case te::DType::BF16:
+      return {1.6e-2 + 1e-3 * std::sqrt(k) + 1e-6 * k, 3e-2};
+    default:
+      return {};
+  }
+}
+
+}  // namespace tessel::runtime

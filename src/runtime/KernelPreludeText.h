@@ -1,0 +1,6 @@
+// Text of src/runtime/KernelPrelude.h, embedded at build time.
+#pragma once
+
+namespace tessel::runtime {
+extern const char* const kKernelPrelude;
+}

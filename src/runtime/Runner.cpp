@@ -1,0 +1,84 @@
+#include "runtime/Runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+#include "runtime/CCompiler.h"
+#include "runtime/Checker.h"
+#include "runtime/Interpreter.h"
+#include "runtime/KernelLibrary.h"
+
+namespace tessel::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void requireOk(int status) {
+  if (status == 1) userError("the kernel read through a data-dependent index that was out of range");
+  if (status == 2) userError("the kernel could not allocate its scratch buffers");
+  if (status != 0) throw InternalError("run", "kernel returned status " + std::to_string(status));
+}
+
+}  // namespace
+
+RunReport runKernel(const te::Program& program, const std::string& cSource, const std::string& packedEntry,
+                    const RunOptions& options) {
+  RunReport report;
+  auto t0 = Clock::now();
+  CompiledObject obj = compileSharedObject(cSource, CCompilerOptions::defaults());
+  report.compiledFromCache = obj.fromCache;
+  report.compileMs = obj.fromCache ? 0 : msSince(t0);
+  KernelLibrary lib(obj.path, packedEntry);
+  lib.setThreads(options.threads);
+
+  std::mt19937_64 rng(options.seed);
+  std::map<std::string, Buffer> inputs;
+  std::vector<Buffer> outputs;
+  std::vector<Buffer*> args;
+  for (const auto* t : program.inputs()) {
+    Buffer b(t->dtype, t->shape);
+    b.randomize(rng);
+    inputs.emplace(t->name, b);
+  }
+  for (const auto* t : program.inputs()) args.push_back(&inputs.at(t->name));
+  for (const auto* t : program.outputs()) outputs.emplace_back(t->dtype, t->shape);
+  for (auto& b : outputs) args.push_back(&b);
+
+  requireOk(lib.call(args));
+
+  if (options.check) {
+    std::map<std::string, Buffer> want = interpret(program, inputs);
+    report.check = "pass";
+    size_t i = 0;
+    for (const auto* t : program.outputs()) {
+      CheckResult r = compareBuffers(outputs[i++], want.at(t->name), toleranceFor(program, t->name));
+      report.outputs.push_back({t->name, r.pass, r.maxAbsErr, r.message});
+      report.maxAbsErr = std::max(report.maxAbsErr, r.maxAbsErr);
+      if (!r.pass) report.check = "fail";
+    }
+  }
+
+  if (options.time) {
+    std::vector<double> times;
+    auto start = Clock::now();
+    while (static_cast<int>(times.size()) < options.minRuns || msSince(start) < options.minSeconds * 1000) {
+      auto t = Clock::now();
+      requireOk(lib.call(args));
+      times.push_back(msSince(t));
+      if (times.size() >= 10000) break;
+    }
+    std::sort(times.begin(), times.end());
+    report.runs = static_cast<int>(times.size());
+    report.medianMs = times[times.size() / 2];
+  }
+  return report;
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,173 @@
+// The CLI contract: exit codes, --json fields, located errors for bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/RunTool.h"
+
+namespace tessel::testing {
+namespace {
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = makeTempDir("tessel-cli-");
+    writeText(dir_ + "/mm.tc",
+              "# sizes: M=13 N=7 K=5\n"
+              "def matmul(float(M,K) A, float(K,N) B) -> (C) {\n"
+              "  C(m, n) +=! A(m, k) * B(k, n)\n"
+              "}\n");
+  }
+  void TearDown() override { runCommand("rm -rf " + dir_); }
+  std::string file(const std::string& name) const { return dir_ + "/" + name; }
+  std::string dir_;
+};
+
+TEST_F(Cli, VersionAndHelp) {
+  auto v = runTessel("--version");
+  EXPECT_EQ(v.exitCode, 0);
+  EXPECT_NE(v.out.find("tessel "), std::string::npos);
+  auto h = runTessel("--help");
+  EXPECT_EQ(h.exitCode, 0);
+  EXPECT_NE(h.out.find("run"), std::string::npos);
+  EXPECT_NE(h.out.find("compile"), std::string::npos);
+  auto rh = runTessel("run --help");
+  EXPECT_EQ(rh.exitCode, 0);
+  EXPECT_NE(rh.out.find("--check"), std::string::npos);
+  auto ch = runTessel("compile --help");
+  EXPECT_EQ(ch.exitCode, 0);
+  EXPECT_NE(ch.out.find("--emit"), std::string::npos);
+}
+
+TEST_F(Cli, RunJsonReportsCheckAndTime) {
+  auto r = runTessel("run " + file("mm.tc") + " --check --time --json --size M=17");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["check"], "pass");
+  EXPECT_LT(j["max_abs_err"].get<double>(), 1e-4);
+  EXPECT_GT(j["median_ms"].get<double>(), 0.0);
+  EXPECT_GE(j["runs"].get<int>(), 5);
+  EXPECT_EQ(j["sizes"]["M"], 17);
+  EXPECT_EQ(j["sizes"]["N"], 7);
+}
+
+TEST_F(Cli, RunWithoutCheckIsSkipped) {
+  auto r = runTessel("run " + file("mm.tc") + " --json --threads 1");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["check"], "skipped");
+}
+
+TEST_F(Cli, EmitStages) {
+  auto s = runTessel("compile " + file("mm.tc") + " --emit schedule");
+  ASSERT_EQ(s.exitCode, 0) << s.err;
+  EXPECT_NE(s.out.find("domain:"), std::string::npos);
+  auto a = runTessel("compile " + file("mm.tc") + " --emit ast");
+  ASSERT_EQ(a.exitCode, 0) << a.err;
+  EXPECT_NE(a.out.find("for (int c0"), std::string::npos);
+  auto c = runTessel("compile " + file("mm.tc") + " --emit c");
+  ASSERT_EQ(c.exitCode, 0) << c.err;
+  EXPECT_NE(c.out.find("int matmul(const float* restrict A, const float* restrict B, float* restrict C)"),
+            std::string::npos);
+  EXPECT_NE(c.out.find("#pragma omp parallel for"), std::string::npos);
+}
+
+TEST_F(Cli, DumpAfterEveryPass) {
+  for (const char* pass : {"extract", "schedule", "mark-parallel", "ast", "lir"}) {
+    auto r = runTessel("compile " + file("mm.tc") + " --dump-after=" + pass);
+    EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
+    EXPECT_FALSE(r.out.empty()) << pass;
+  }
+  auto mp = runTessel("compile " + file("mm.tc") + " --dump-after=mark-parallel");
+  EXPECT_NE(mp.out.find("mark: parallel"), std::string::npos) << mp.out;
+}
+
+TEST_F(Cli, UnknownPassIsAnError) {
+  auto r = runTessel("compile " + file("mm.tc") + " --dump-after=tile");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("unknown pass 'tile'"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MissingFile) {
+  auto r = runTessel("run " + file("nope.tc"));
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("cannot open"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, BadSizeArguments) {
+  auto unknown = runTessel("run " + file("mm.tc") + " --size Q=3");
+  EXPECT_EQ(unknown.exitCode, 2);
+  EXPECT_NE(unknown.err.find("unknown size 'Q'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("M, K, N"), std::string::npos) << unknown.err;
+  auto negative = runTessel("run " + file("mm.tc") + " --size M=-4");
+  EXPECT_EQ(negative.exitCode, 2);
+  EXPECT_NE(negative.err.find("sizes must be positive"), std::string::npos) << negative.err;
+  auto zero = runTessel("run " + file("mm.tc") + " --size M=0");
+  EXPECT_EQ(zero.exitCode, 2);
+  auto malformed = runTessel("run " + file("mm.tc") + " --size M");
+  EXPECT_EQ(malformed.exitCode, 2);
+  EXPECT_NE(malformed.err.find("expected NAME=VALUE"), std::string::npos) << malformed.err;
+  auto notInt = runTessel("run " + file("mm.tc") + " --size M=4x");
+  EXPECT_EQ(notInt.exitCode, 2);
+  EXPECT_NE(notInt.err.find("not an integer"), std::string::npos) << notInt.err;
+}
+
+TEST_F(Cli, BadOptionValues) {
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --fusion sideways").exitCode, 2);
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --threads -2").exitCode, 2);
+  EXPECT_EQ(runTessel("compile " + file("mm.tc") + " --emit binary").exitCode, 2);
+  EXPECT_EQ(runTessel("frobnicate").exitCode, 2);
+  EXPECT_EQ(runTessel("").exitCode, 2);
+}
+
+TEST_F(Cli, SyntaxErrorIsLocated) {
+  writeText(file("bad.tc"), "def f(float(N) A) -> (B) {\n  B(i) = A(i) +\n}\n");
+  auto r = runTessel("run " + file("bad.tc"));
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("bad.tc:3:1: error:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("^"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, EntrySelection) {
+  writeText(file("two.tc"),
+            "# sizes: N=5\n"
+            "def neg(float(N) A) -> (B) { B(i) = -A(i) }\n"
+            "def twice(float(N) A) -> (B) { B(i) = 2 * A(i) }\n");
+  auto ok = runTessel("run " + file("two.tc") + " --entry twice --check --json");
+  ASSERT_EQ(ok.exitCode, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["kernel"], "twice");
+  auto ambiguous = runTessel("run " + file("two.tc"));
+  EXPECT_EQ(ambiguous.exitCode, 2);
+  auto missing = runTessel("run " + file("two.tc") + " --entry thrice");
+  EXPECT_EQ(missing.exitCode, 2);
+  EXPECT_NE(missing.err.find("thrice"), std::string::npos) << missing.err;
+}
+
+// The ahead-of-time library links from plain C and computes the right result.
+TEST_F(Cli, AheadOfTimeLibraryLinksFromC) {
+  auto r = runTessel("compile " + file("mm.tc") + " -o " + file("lib"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  writeText(file("main.c"),
+            "#include <math.h>\n#include <stdio.h>\n#include \"matmul.h\"\n"
+            "int main(void) {\n"
+            "  float A[13*5], B[5*7], C[13*7];\n"
+            "  for (int i = 0; i < 13*5; ++i) A[i] = (float)(i % 11) - 5.0f;\n"
+            "  for (int i = 0; i < 5*7; ++i) B[i] = (float)(i % 7) * 0.5f;\n"
+            "  if (matmul(A, B, C) != 0) return 3;\n"
+            "  for (int m = 0; m < 13; ++m) for (int n = 0; n < 7; ++n) {\n"
+            "    float want = 0; for (int k = 0; k < 5; ++k) want += A[m*5+k] * B[k*7+n];\n"
+            "    if (fabsf(C[m*7+n] - want) > 1e-4f) { printf(\"mismatch %d %d\\n\", m, n); return 1; }\n"
+            "  }\n"
+            "  printf(\"ok\\n\");\n  return 0;\n}\n");
+  auto build = runCommand("cc -std=c99 -o " + file("main") + " " + file("main.c") + " -I" + file("lib") + " -L" +
+                          file("lib") + " -lmatmul -Wl,-rpath," + file("lib") + " -lm");
+  ASSERT_EQ(build.exitCode, 0) << build.out << build.err;
+  auto run = runCommand(file("main"));
+  EXPECT_EQ(run.exitCode, 0) << run.out << run.err;
+  EXPECT_EQ(run.out, "ok\n");
+  // The header is also valid C++.
+  auto cxx = runCommand("echo '#include \"matmul.h\"' | c++ -fsyntax-only -x c++ -I" + file("lib") + " -");
+  EXPECT_EQ(cxx.exitCode, 0) << cxx.err;
+}
+
+}  // namespace
+}  // namespace tessel::testing

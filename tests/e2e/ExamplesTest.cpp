@@ -1,0 +1,95 @@
+// Every example, at its default sizes and at the awkward shapes listed in
+// example_shapes.txt (1, 7, 13, 127, primes), compiled with every fusion
+// strategy and checked against the reference interpreter.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../support/RunTool.h"
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "front/Frontend.h"
+#include "runtime/Runner.h"
+
+namespace tessel::testing {
+namespace {
+
+struct ExampleCase {
+  std::string file;                       // relative to examples/
+  std::map<std::string, int64_t> sizes;   // overrides of the file's defaults
+  schedule::FusionStrategy fusion;
+  std::string label;
+};
+
+std::string readAll(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::map<std::string, int64_t> parseSizes(const std::string& text) {
+  std::map<std::string, int64_t> sizes;
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word) {
+    auto eq = word.find('=');
+    if (eq != std::string::npos) sizes[word.substr(0, eq)] = std::stoll(word.substr(eq + 1));
+  }
+  return sizes;
+}
+
+// example_shapes.txt: `file.tc: A=1 B=7 ...` per line; `#` comments.
+std::vector<ExampleCase> allCases() {
+  std::vector<std::pair<std::string, std::map<std::string, int64_t>>> shapes;
+  for (const auto& entry : std::filesystem::directory_iterator(sourcePath("examples")))
+    if (entry.path().extension() == ".tc") shapes.push_back({entry.path().filename().string(), {}});
+  std::istringstream lines(readAll(sourcePath("tests/e2e/example_shapes.txt")));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    shapes.push_back({line.substr(0, colon), parseSizes(line.substr(colon + 1))});
+  }
+  std::sort(shapes.begin(), shapes.end());
+  std::vector<ExampleCase> cases;
+  for (const auto& [file, sizes] : shapes) {
+    for (auto f : {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max}) {
+      std::string label = file.substr(0, file.size() - 3);
+      for (const auto& [n, v] : sizes) label += "_" + n + std::to_string(v);
+      label += std::string("_") + schedule::fusionStrategyName(f);
+      for (auto& c : label)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      cases.push_back({file, sizes, f, label});
+    }
+  }
+  return cases;
+}
+
+class Examples : public ::testing::TestWithParam<ExampleCase> {};
+
+TEST_P(Examples, MatchesInterpreter) {
+  const ExampleCase& c = GetParam();
+  front::Source src{"examples/" + c.file, readAll(sourcePath("examples/" + c.file))};
+  auto module = front::parse(src);
+  auto sizes = front::defaultSizes(src);
+  for (const auto& [n, v] : c.sizes) sizes[n] = v;
+  te::Program program = front::lower(*module, "", sizes);
+  driver::CompileOptions options;
+  options.fusion = c.fusion;
+  driver::CompiledProgram cp = driver::compile(program, options);
+  runtime::RunOptions ro;
+  ro.check = true;
+  runtime::RunReport r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+  for (const auto& o : r.outputs) EXPECT_TRUE(o.pass) << o.tensor << ": " << o.message;
+  EXPECT_EQ(r.check, "pass");
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Examples, ::testing::ValuesIn(allCases()),
+                         [](const ::testing::TestParamInfo<ExampleCase>& i) { return i.param.label; });
+
+}  // namespace
+}  // namespace tessel::testing

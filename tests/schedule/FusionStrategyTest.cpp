@@ -1,0 +1,75 @@
+// The fusion strategies shape the schedule tree as documented: min keeps one
+// nest per statement group, smart and max fuse a producer-consumer chain.
+#include <gtest/gtest.h>
+
+#include "poly/Dependences.h"
+#include "poly/ExtractScop.h"
+#include "poly/IslContext.h"
+#include "schedule/MarkParallel.h"
+#include "schedule/Scheduler.h"
+#include "tessel/builder.h"
+
+namespace tessel {
+namespace {
+
+using namespace te;
+
+Program chain() {
+  builder::ProgramBuilder b("chain");
+  auto A = b.input("A", DType::F32, {13, 7});
+  auto T = b.temporary("T", DType::F32);
+  auto C = b.output("C", DType::F32);
+  auto i = b.index("i"), j = b.index("j");
+  b.define(T(i, j), A(i, j) * 2.0f);
+  b.define(C(i, j), T(i, j) + 1.0f);
+  return b.build();
+}
+
+isl::schedule scheduleWith(poly::IslContext& isl, const Program& p, schedule::FusionStrategy f) {
+  poly::Scop scop = poly::extractScop(isl.ctx(), p);
+  scop.deps = poly::computeDependences(scop);
+  schedule::SchedulerOptions o;
+  o.fusion = f;
+  return schedule::makeIslScheduler()->run(scop, o);
+}
+
+// Number of outermost loop nests: children of a top-level sequence, or 1.
+int topLevelNests(const isl::schedule& s) {
+  isl::schedule_node n = s.root().child(0);
+  return n.isa<isl::schedule_node_sequence>() || n.isa<isl::schedule_node_set>() ? static_cast<int>(n.n_children())
+                                                                                   : 1;
+}
+
+TEST(FusionStrategy, MinKeepsStatementsApart) {
+  poly::IslContext isl;
+  EXPECT_EQ(topLevelNests(scheduleWith(isl, chain(), schedule::FusionStrategy::Min)), 2);
+}
+
+TEST(FusionStrategy, SmartAndMaxFuseAChain) {
+  poly::IslContext isl;
+  EXPECT_EQ(topLevelNests(scheduleWith(isl, chain(), schedule::FusionStrategy::Smart)), 1);
+  EXPECT_EQ(topLevelNests(scheduleWith(isl, chain(), schedule::FusionStrategy::Max)), 1);
+}
+
+TEST(FusionStrategy, ParsesNamesAndRejectsOthers) {
+  EXPECT_EQ(schedule::parseFusionStrategy("min"), schedule::FusionStrategy::Min);
+  EXPECT_EQ(schedule::parseFusionStrategy("smart"), schedule::FusionStrategy::Smart);
+  EXPECT_EQ(schedule::parseFusionStrategy("max"), schedule::FusionStrategy::Max);
+  EXPECT_THROW(schedule::parseFusionStrategy("maximal"), UserError);
+}
+
+TEST(MarkParallel, MarksOutermostCoincidentLoopOnly) {
+  poly::IslContext isl;
+  isl::schedule s = schedule::markParallelLoops(scheduleWith(isl, chain(), schedule::FusionStrategy::Smart));
+  int marks = 0;
+  s.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
+    if (n.isa<isl::schedule_node_mark>() &&
+        n.as<isl::schedule_node_mark>().id().name() == schedule::kParallelMark)
+      ++marks;
+    return true;
+  });
+  EXPECT_EQ(marks, 1);
+}
+
+}  // namespace
+}  // namespace tessel
