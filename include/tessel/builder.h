@@ -25,6 +25,12 @@
 
 namespace tessel::te::builder {
 
+class Value;
+template <typename T>
+concept Arithmetic = std::is_arithmetic_v<T>;
+// A constant of any dtype; integer values must fit the dtype (UserError).
+Value literal(double v, DType dtype);
+
 // An expression under construction: a value wrapper over te::Expr that gives
 // it operators. C++ integer literals become i32 constants and floating-point
 // literals f32 constants (as in TC; use literal() for other dtypes); bool
@@ -32,11 +38,11 @@ namespace tessel::te::builder {
 class Value {
  public:
   Value(Expr e);  // NOLINT(google-explicit-constructor): implicit by design
-  template <typename T>
-  requires std::is_arithmetic_v<T> Value(T v)  // NOLINT(google-explicit-constructor)
-      : Value(constant(static_cast<double>(v), std::is_same_v<T, bool>       ? DType::Bool
-                                               : std::is_floating_point_v<T> ? DType::F32
-                                                                             : DType::I32)) {}
+  template <Arithmetic T>
+  Value(T v)  // NOLINT(google-explicit-constructor)
+      : Value(literal(static_cast<double>(v), std::is_same_v<T, bool>       ? DType::Bool
+                                              : std::is_floating_point_v<T> ? DType::F32
+                                                                            : DType::I32)) {}
 
   const Expr& expr() const { return e_; }
   DType type() const { return e_->type; }
@@ -127,7 +133,6 @@ class ProgramBuilder {
   std::map<std::string, int> definedRanks_;  // ranks fixed by a definition (shape left to inference)
 };
 
-Value literal(double v, DType dtype);  // a constant of any dtype
 std::string toString(const Value& v);  // as te::toString
 
 Value operator+(const Value& a, const Value& b);

@@ -1,7 +1,10 @@
 // Reference interpreter: evaluates a te::Program point by point. It is the
 // correctness oracle for every generated kernel, so it follows the generated C
 // (int32 wrap, x/0 = 0, NaN-propagating min/max, rounding at the store) except
-// that floating-point subexpressions are computed in double.
+// that floating-point subexpressions are computed in double. Where a result
+// jumps (comparisons, casts to integers, floor, ceil, fmod) the operands are
+// first rounded to the precision the kernel computes in, so that such jumps
+// happen where the kernel's do.
 #pragma once
 
 #include <map>

@@ -24,7 +24,7 @@ enum class Op : uint8_t {
   Const, Var, Load, Select, Cast, Not, And, Or, Lt, Le, Gt, Ge, Eq, Ne,
   FNeg, FAbs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Floor, Ceil,
   FAdd, FSub, FMul, FDiv, FMod, FMin, FMax, Pow,
-  IAdd, ISub, IMul, IDiv, IMod, INeg, IAbs, IMin, IMax, Affine, Guard,
+  IAdd, ISub, IMul, IDiv, IMod, INeg, IAbs, IMin, IMax, Affine, Guard, RoundF32,
 };
 // clang-format on
 
@@ -114,6 +114,7 @@ class StagePlan {
  private:
   int compile(const Expr& e);
   int compileLoad(const Expr& e);
+  int compileRounded(const Expr& e);
   bool fold(const Expr& e, LinearForm& f) const;
   int addAffine(const LinearForm& f);
   int32_t affine(const Affine& a) const { return static_cast<int32_t>(static_cast<uint32_t>(linear(a))); }
@@ -376,15 +377,19 @@ int StagePlan::compile(const Expr& e) {
       n.op = Op::Load;
       n.ref = compileLoad(e);
       break;
-    case ExprKind::Unary:
+    case ExprKind::Unary: {
       n.op = unaryOp(e->unaryOp, e->type);
-      n.a = compile(e->operands.at(0));
+      bool jumps = e->unaryOp == te::UnaryOp::Floor || e->unaryOp == te::UnaryOp::Ceil;
+      n.a = jumps ? compileRounded(e->operands.at(0)) : compile(e->operands.at(0));
       break;
-    case ExprKind::Binary:
+    }
+    case ExprKind::Binary: {
       n.op = binaryOp(e->binaryOp, e->type);
-      n.a = compile(e->operands.at(0));
-      n.b = compile(e->operands.at(1));
+      bool jumps = te::isComparison(e->binaryOp) || n.op == Op::FMod;
+      n.a = jumps ? compileRounded(e->operands.at(0)) : compile(e->operands.at(0));
+      n.b = jumps ? compileRounded(e->operands.at(1)) : compile(e->operands.at(1));
       break;
+    }
     case ExprKind::Select:
       n.op = Op::Select;
       n.a = compile(e->operands.at(0));
@@ -393,9 +398,25 @@ int StagePlan::compile(const Expr& e) {
       break;
     case ExprKind::Cast:
       n.op = Op::Cast;
-      n.a = compile(e->operands.at(0));
+      n.a = te::isFloat(e->type) ? compile(e->operands.at(0)) : compileRounded(e->operands.at(0));
       break;
   }
+  nodes_.push_back(n);
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+// Operands of operations that jump (comparisons, casts to integers, floor,
+// ceil, fmod) are rounded to the precision the kernel computes them in (f32
+// for f32, f16 and bf16): otherwise int32(A * 1000) with A = 0.005f would
+// give 4 here (4.99999988 in double) and 5 in the kernel.
+int StagePlan::compileRounded(const Expr& e) {
+  int x = compile(e);
+  bool computed = e->kind == ExprKind::Unary || e->kind == ExprKind::Binary || e->kind == ExprKind::Select;
+  if (!computed || !te::isFloat(e->type) || e->type == DType::F64) return x;  // already exact
+  Node n;
+  n.op = Op::RoundF32;
+  n.type = DType::F32;
+  n.a = x;
   nodes_.push_back(n);
   return static_cast<int>(nodes_.size()) - 1;
 }
@@ -480,6 +501,8 @@ double StagePlan::eval(int i) const {
       return affine(affines_[n.ref]);
     case Op::Guard:
       return truth(guard(guards_[n.ref]));
+    case Op::RoundF32:
+      return static_cast<float>(eval(n.a));
     case Op::Select:
       return eval(n.a) != 0 ? eval(n.b) : eval(n.c);
     case Op::Cast:

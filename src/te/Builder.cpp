@@ -147,7 +147,11 @@ Program ProgramBuilder::build() const {
   return p;
 }
 
-Value literal(double v, DType dtype) { return te::constant(v, dtype); }
+Value literal(double v, DType dtype) {
+  if (!isFloat(dtype) && roundToDType(v, dtype) != v)
+    userError("constant " + std::to_string(v) + " does not fit in " + dtypeName(dtype));
+  return te::constant(v, dtype);
+}
 std::string toString(const Value& v) { return te::toString(v.expr()); }
 
 Value operator+(const Value& a, const Value& b) { return bin(BinaryOp::Add, a, b); }

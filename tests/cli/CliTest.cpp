@@ -78,7 +78,7 @@ TEST_F(Cli, DumpAfterEveryPass) {
     EXPECT_FALSE(r.out.empty()) << pass;
   }
   auto mp = runTessel("compile " + file("mm.tc") + " --dump-after=mark-parallel");
-  EXPECT_NE(mp.out.find("mark: parallel"), std::string::npos) << mp.out;
+  EXPECT_NE(mp.out.find("mark: \"parallel\""), std::string::npos) << mp.out;
 }
 
 TEST_F(Cli, UnknownPassIsAnError) {

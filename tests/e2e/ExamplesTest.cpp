@@ -23,6 +23,9 @@ struct ExampleCase {
   std::string label;
 };
 
+// Keeps ctest's test names short (the default prints the bytes).
+void PrintTo(const ExampleCase& c, std::ostream* os) { *os << c.label; }
+
 std::string readAll(const std::string& path) {
   std::ifstream f(path);
   std::ostringstream ss;

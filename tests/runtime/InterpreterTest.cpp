@@ -253,6 +253,27 @@ TEST(InterpreterTest, StoreRoundsToOutputDType) {
   EXPECT_EQ(out.at("I").get(0), 0.0);
 }
 
+// Double evaluation would give 0.005f * 1000 = 4.99999988 and 0.333333343f * 3
+// = 1.00000003; the kernel's f32 arithmetic gives 5 and 1. Operands of casts
+// to integers and of comparisons are rounded to f32 first.
+TEST(InterpreterTest, JumpsHappenWhereTheKernelsDo) {
+  ProgramBuilder b("jumps");
+  auto A = b.input("A", DType::F32, {2});
+  auto Q = b.output("Q", DType::I32, {2});
+  auto G = b.output("G", DType::F32, {2});
+  auto F = b.output("F", DType::F32, {2});
+  auto i = b.index("i");
+  b.define(Q(i), cast(DType::I32, A(i) * 1000));
+  b.define(G(i), select(A(i) * 3 > 1, 1.0f, 0.0f));
+  b.define(F(i), floor(A(i) * 1000));
+  Program p = b.unchecked();
+  for (size_t s = 0; s < 3; ++s) setRanges(p, s, {{"i", {0, 2}}});
+  auto out = interpret(p, {{"A", buffer(DType::F32, {2}, {0.005, 0.333333343})}});
+  EXPECT_EQ(out.at("Q").get(0), 5);
+  EXPECT_EQ(out.at("G").get(1), 0);
+  EXPECT_EQ(out.at("F").get(0), 5);
+}
+
 TEST(InterpreterTest, SelectEvaluatesOnlyTheChosenBranch) {
   ProgramBuilder b("pad");
   auto A = b.input("A", DType::F32, {4});

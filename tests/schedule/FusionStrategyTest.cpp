@@ -64,7 +64,7 @@ TEST(MarkParallel, MarksOutermostCoincidentLoopOnly) {
   int marks = 0;
   s.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
     if (n.isa<isl::schedule_node_mark>() &&
-        n.as<isl::schedule_node_mark>().id().name() == schedule::kParallelMark)
+        isl::manage(isl_schedule_node_mark_get_id(n.get())).name() == schedule::kParallelMark)
       ++marks;
     return true;
   });

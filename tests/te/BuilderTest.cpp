@@ -93,6 +93,8 @@ TEST(BuilderTest, ErrorsAreUserErrors) {
   EXPECT_THROW(b.define(O(i, j), Reduction::None, true, A(i, j)), UserError);  // '=!'
   EXPECT_THROW(b.input("A", DType::F32, {2}), UserError);                      // declared twice
   EXPECT_THROW(b.index("A"), UserError);                                       // index named like a tensor
+  EXPECT_THROW(Value(3000000000LL), UserError);                                // literal beyond int32
+  EXPECT_THROW(literal(300, DType::U8), UserError);
   ProgramBuilder other("other");
   auto X = other.input("X", DType::F32, {4});
   EXPECT_THROW(b.define(O(i, j), X(i)), UserError);  // tensor of another builder
