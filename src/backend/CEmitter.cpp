@@ -311,6 +311,9 @@ std::string emitC(const lir::Kernel& k) {
     os << ") {\n";
     for (const auto& t : k.temporaries) os << "    free(" << cName(t.name) << ");\n";
     os << "    return " << kKernelOutOfMemory << ";\n  }\n";
+    // A temporary first updated without `!` accumulates onto zeros.
+    for (const auto& t : k.temporaries)
+      os << "  memset(" << cName(t.name) << ", 0, " << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
   }
   Emitter e(os);
   e.setBuffers(k);

@@ -15,7 +15,7 @@ namespace {
 
 class AstTranslator {
  public:
-  AstTranslator(const te::Program& p, const poly::Scop& s) : program_(p), scop_(s) {}
+  explicit AstTranslator(const poly::Scop& s) : scop_(s) {}
 
   bool checksIndices = false;
 
@@ -52,7 +52,7 @@ class AstTranslator {
     const poly::Statement& s = scop_.statement(name);
     std::vector<Expr> values;
     for (unsigned k = 1; k < call.n_arg(); ++k) values.push_back(expr(call.arg(static_cast<int>(k))));
-    return lowerStatementInstance(program_, s, values, checksIndices);
+    return lowerStatementInstance(scop_, s, values, checksIndices);
   }
 
   Expr expr(const isl::ast_expr& e) {
@@ -92,7 +92,6 @@ class AstTranslator {
     throw InternalError("ast-to-lir", "unsupported isl AST expression");
   }
 
-  const te::Program& program_;
   const poly::Scop& scop_;
 };
 
@@ -105,7 +104,7 @@ std::vector<BufferDecl> decls(const std::vector<const te::TensorDecl*>& ts) {
 }  // namespace
 
 Kernel astToLir(const te::Program& program, const poly::Scop& scop, const isl::ast_node& ast) {
-  AstTranslator t(program, scop);
+  AstTranslator t(scop);
   Kernel k;
   k.name = program.name;
   k.inputs = decls(program.inputs());

@@ -8,7 +8,8 @@ namespace {
 
 class InstanceLowering {
  public:
-  InstanceLowering(const te::Program& p, bool& checksIndices) : program_(p), checksIndices_(checksIndices) {}
+  InstanceLowering(const poly::Scop& scop, bool& checksIndices)
+      : program_(*scop.program), checkedReads_(scop.checkedReads), checksIndices_(checksIndices) {}
 
   Expr value(const te::Expr& e) {
     switch (e->kind) {
@@ -16,7 +17,7 @@ class InstanceLowering {
       case te::ExprKind::Var: return cast(te::DType::I32, indexVar(indexVarName(e->name)));
       case te::ExprKind::Access: {
         const te::TensorDecl& t = program_.tensor(e->name);
-        return load(e->name, t.dtype, flatIndex(t, e->operands));
+        return load(e->name, t.dtype, flatIndex(t, e->operands, checkedReads_.count(e.get()) > 0));
       }
       case te::ExprKind::Unary: return unary(e->unaryOp, e->type, value(e->operands[0]));
       case te::ExprKind::Binary:
@@ -28,23 +29,24 @@ class InstanceLowering {
     throw InternalError("lower-statement", "unknown expression kind");
   }
 
-  Expr flatIndex(const te::TensorDecl& t, const std::vector<te::Expr>& indices) {
+  Expr flatIndex(const te::TensorDecl& t, const std::vector<te::Expr>& indices, bool checked = false) {
     TESSEL_CHECK(indices.size() == t.shape.size(), "lower-statement", "rank mismatch on " + t.name);
     Expr flat = indexImm(0);
     for (size_t d = 0; d < indices.size(); ++d) {
-      Expr i = index(indices[d], t.shape[d]);
+      Expr i = index(indices[d], t.shape[d], checked);
       flat = d == 0 ? i : indexBinary(te::BinaryOp::Add, indexBinary(te::BinaryOp::Mul, flat, indexImm(t.shape[d])), i);
     }
     return flat;
   }
 
  private:
-  // Affine indices are in bounds by construction (checked by range inference
-  // and clipped for guarded reads); anything else is data-dependent and is
-  // checked at run time so a bad index reports an error instead of reading
-  // outside the tensor.
-  Expr index(const te::Expr& e, int64_t extent) {
-    if (auto a = te::toAffine(e)) {
+  // Affine indices are in bounds when extraction proved them so (range
+  // inference for unguarded reads, isl under the guard for guarded ones);
+  // anything else is checked at run time, so a bad index reports an error
+  // instead of reading outside the tensor.
+  Expr index(const te::Expr& e, int64_t extent, bool checked) {
+    auto a = te::toAffine(e);
+    if (a && !checked) {
       Expr r = indexImm(a->constant);
       bool first = a->constant == 0;
       for (const auto& [v, c] : a->coeffs) {
@@ -60,6 +62,7 @@ class InstanceLowering {
   }
 
   const te::Program& program_;
+  const std::set<const te::ExprNode*>& checkedReads_;
   bool& checksIndices_;
 };
 
@@ -80,8 +83,9 @@ Expr storable(te::DType bufferType, Expr v) { return v->type == bufferType ? v :
 
 }  // namespace
 
-Stmt lowerStatementInstance(const te::Program& program, const poly::Statement& statement,
+Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& statement,
                             const std::vector<Expr>& dimValues, bool& checksIndices) {
+  const te::Program& program = *scop.program;
   TESSEL_CHECK(dimValues.size() == statement.dims.size(), "lower-statement",
                "wrong number of values for " + statement.name);
   const te::Stage& stage = program.stages[statement.stage];
@@ -89,7 +93,7 @@ Stmt lowerStatementInstance(const te::Program& program, const poly::Statement& s
   std::vector<Stmt> stmts;
   for (size_t d = 0; d < dimValues.size(); ++d) stmts.push_back(let(indexVarName(statement.dims[d]), dimValues[d]));
 
-  InstanceLowering lower(program, checksIndices);
+  InstanceLowering lower(scop, checksIndices);
   std::vector<te::Expr> lhs;
   for (const auto& v : stage.indices) lhs.push_back(te::var(v));
   Expr target = lower.flatIndex(out, lhs);

@@ -12,7 +12,7 @@ namespace tessel::lir {
 std::string indexVarName(const std::string& v);
 
 // `checksIndices` is set when the instance contains an indirect (data-dependent) index.
-Stmt lowerStatementInstance(const te::Program& program, const poly::Statement& statement,
+Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& statement,
                             const std::vector<Expr>& dimValues, bool& checksIndices);
 
 }  // namespace tessel::lir

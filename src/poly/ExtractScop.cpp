@@ -79,6 +79,87 @@ void collectAccesses(const te::Expr& e, std::vector<const te::ExprNode*>& out) {
   for (const auto& o : e->operands) collectAccesses(o, out);
 }
 
+const char* negatedComparison(te::BinaryOp op) {
+  switch (op) {
+    case te::BinaryOp::Lt: return ">=";
+    case te::BinaryOp::Le: return ">";
+    case te::BinaryOp::Gt: return "<=";
+    case te::BinaryOp::Ge: return "<";
+    case te::BinaryOp::Eq: return "!=";
+    default: return "=";  // Ne
+  }
+}
+
+// isl text of a set containing every point where `cond` is `positive`; empty
+// means "unknown" (a data-dependent condition), i.e. no restriction.
+std::string conditionText(const te::Expr& cond, bool positive, const StatementText& st) {
+  using te::BinaryOp;
+  if (cond->kind == te::ExprKind::Unary && cond->unaryOp == te::UnaryOp::Not)
+    return conditionText(cond->operands[0], !positive, st);
+  if (cond->kind != te::ExprKind::Binary) return "";
+  BinaryOp op = cond->binaryOp;
+  if (te::isComparison(op)) {
+    auto a = te::toAffine(cond->operands[0]);
+    auto b = te::toAffine(cond->operands[1]);
+    if (!a || !b) return "";
+    for (const auto* x : {&*a, &*b})
+      for (const auto& [v, c] : x->coeffs)
+        if (!st.dimName.count(v)) return "";
+    std::string sym = positive ? te::binaryOpName(op) : negatedComparison(op);
+    if (sym == "==") sym = "=";
+    return "(" + affineText(*a, st) + ") " + sym + " (" + affineText(*b, st) + ")";
+  }
+  if (te::isLogical(op)) {
+    std::string l = conditionText(cond->operands[0], positive, st);
+    std::string r = conditionText(cond->operands[1], positive, st);
+    // Conjunctions drop unknown parts (a superset); disjunctions with an unknown part are unknown.
+    bool conjunction = (op == BinaryOp::And) == positive;
+    if (conjunction) return l.empty() ? r : r.empty() ? l : "(" + l + ") and (" + r + ")";
+    return l.empty() || r.empty() ? "" : "(" + l + ") or (" + r + ")";
+  }
+  return "";
+}
+
+std::string conjoin(const std::string& a, const std::string& b) {
+  return a.empty() ? b : b.empty() ? a : "(" + a + ") and (" + b + ")";
+}
+
+// Every read with the condition under which it is evaluated (select branches
+// and the short-circuit operands of && and ||).
+void collectGuardedReads(const te::Expr& e, const std::string& guard, const StatementText& st,
+                         std::vector<std::pair<const te::ExprNode*, std::string>>& out) {
+  if (e->kind == te::ExprKind::Access) out.push_back({e.get(), guard});
+  if (e->kind == te::ExprKind::Select) {
+    collectGuardedReads(e->operands[0], guard, st, out);
+    collectGuardedReads(e->operands[1], conjoin(guard, conditionText(e->operands[0], true, st)), st, out);
+    collectGuardedReads(e->operands[2], conjoin(guard, conditionText(e->operands[0], false, st)), st, out);
+    return;
+  }
+  if (e->kind == te::ExprKind::Binary && te::isLogical(e->binaryOp)) {
+    bool isAnd = e->binaryOp == te::BinaryOp::And;
+    collectGuardedReads(e->operands[0], guard, st, out);
+    collectGuardedReads(e->operands[1], conjoin(guard, conditionText(e->operands[0], isAnd, st)), st, out);
+    return;
+  }
+  for (const auto& o : e->operands) collectGuardedReads(o, guard, st, out);
+}
+
+// True when some point of the domain evaluates `access` with an index outside the tensor.
+bool mayReadOutOfBounds(isl::ctx ctx, const te::Program& p, const te::ExprNode& access, const std::string& guard,
+                        const StatementText& st, const std::string& domainConstraints) {
+  const te::TensorDecl& t = p.tensor(access.name);
+  std::string outside;
+  for (size_t d = 0; d < access.operands.size(); ++d) {
+    auto a = te::toAffine(access.operands[d]);
+    if (!a) continue;  // data-dependent: always checked
+    std::string idx = "(" + affineText(*a, st) + ")";
+    outside += (outside.empty() ? "" : " or ") + idx + " < 0 or " + idx + " >= " + std::to_string(t.shape[d]);
+  }
+  if (outside.empty()) return false;
+  std::string text = "{ " + st.tuple + " : " + conjoin(conjoin(domainConstraints, guard), outside) + " }";
+  return !isl::set(ctx, text).is_empty();
+}
+
 }  // namespace
 
 Scop extractScop(isl::ctx ctx, const te::Program& program) {
@@ -136,6 +217,10 @@ Scop extractScop(isl::ctx ctx, const te::Program& program) {
         std::vector<const te::ExprNode*> accesses;
         collectAccesses(stage.rhs, accesses);
         for (const auto* a : accesses) s.reads = s.reads.unite(isl::union_map(readRelation(ctx, program, *a, st, constraints)));
+        std::vector<std::pair<const te::ExprNode*, std::string>> guarded;
+        collectGuardedReads(stage.rhs, "", st, guarded);
+        for (const auto& [a, guard] : guarded)
+          if (mayReadOutOfBounds(ctx, program, *a, guard, st, constraints)) scop.checkedReads.insert(a);
       }
       scop.domain = scop.domain.unite(isl::union_set(s.domain));
       scop.reads = scop.reads.unite(s.reads);

@@ -6,6 +6,7 @@
 
 #include <isl/cpp.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct Scop {
   isl::union_map writes;
   isl::schedule initialSchedule;
   Dependences deps;
+  // Reads whose affine indices cannot be proven in bounds where they are
+  // evaluated (e.g. a padded read whose guard is data-dependent or does not
+  // exclude every out-of-range point): the kernel checks them at run time.
+  std::set<const te::ExprNode*> checkedReads;
 
   const Statement& statement(const std::string& name) const;  // InternalError if absent
 };

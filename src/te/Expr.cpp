@@ -204,9 +204,20 @@ void print(std::ostream& os, const Expr& e) {
   }
 }
 
+// Coefficients beyond this are treated as non-affine, so affine arithmetic
+// downstream (isl text, bounds) never overflows.
+constexpr int64_t kAffineLimit = int64_t{1} << 40;
+
+bool tooLarge(int64_t v) { return v > kAffineLimit || v < -kAffineLimit; }
+
 std::optional<AffineExpr> scaled(AffineExpr a, int64_t k) {
-  for (auto& [v, c] : a.coeffs) c *= k;
+  if (tooLarge(k)) return std::nullopt;
+  for (auto& [v, c] : a.coeffs) {
+    c *= k;
+    if (tooLarge(c)) return std::nullopt;
+  }
   a.constant *= k;
+  if (tooLarge(a.constant)) return std::nullopt;
   return a;
 }
 }  // namespace
@@ -220,7 +231,7 @@ std::string toString(const Expr& e) {
 std::optional<AffineExpr> toAffine(const Expr& e) {
   switch (e->kind) {
     case ExprKind::Const: {
-      if (isFloat(e->type) && e->value != std::floor(e->value)) return std::nullopt;
+      if (!isInteger(e->type) || tooLarge(static_cast<int64_t>(e->value))) return std::nullopt;
       AffineExpr a;
       a.constant = static_cast<int64_t>(e->value);
       return a;
@@ -238,7 +249,9 @@ std::optional<AffineExpr> toAffine(const Expr& e) {
       }
       return std::nullopt;
     case ExprKind::Cast:
-      if (isInteger(e->type)) return toAffine(e->operands[0]);
+      // Only a cast to i32 of an integer is the identity on index values;
+      // narrowing casts wrap and float casts round.
+      if (e->type == DType::I32 && e->operands[0]->type == DType::I32) return toAffine(e->operands[0]);
       return std::nullopt;
     case ExprKind::Binary: {
       auto a = toAffine(e->operands[0]);
@@ -248,8 +261,12 @@ std::optional<AffineExpr> toAffine(const Expr& e) {
         case BinaryOp::Add:
         case BinaryOp::Sub: {
           int64_t s = e->binaryOp == BinaryOp::Add ? 1 : -1;
-          for (auto& [v, c] : b->coeffs) a->coeffs[v] += s * c;
+          for (auto& [v, c] : b->coeffs) {
+            a->coeffs[v] += s * c;
+            if (tooLarge(a->coeffs[v])) return std::nullopt;
+          }
           a->constant += s * b->constant;
+          if (tooLarge(a->constant)) return std::nullopt;
           for (auto it = a->coeffs.begin(); it != a->coeffs.end();)
             it = it->second == 0 ? a->coeffs.erase(it) : std::next(it);
           return a;

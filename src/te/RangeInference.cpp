@@ -5,14 +5,17 @@
 // tensor for all values of the known ones (ranges from one round intersect,
 // and are used from the next round on). Tessel additions: reads inside a `?:`
 // branch ("guarded", e.g. padding) and non-affine indices (indirect reads
-// such as LUT(I(b, n), r)) neither drive inference nor are bounds-checked;
-// every other read is checked to stay in bounds over the whole domain.
+// such as LUT(I(b, n), r)) are not bounds-checked here (their guard or data
+// decides; the kernel checks what cannot be proven), and guarded reads bound
+// only variables nothing else bounds; every other read is checked to stay in
+// bounds over the whole domain.
 //
 // Reading the tensor a stage writes: only at the very point it writes, only
 // when an earlier stage defined it, and only in a stage without reduction
 // variables (`O(i) = O(i) + B(i)`): anything else depends on evaluation
 // order, which TC statements must not. A reduction without `!` accumulates
-// into existing values, so it too needs an earlier stage to have written them.
+// into existing values: those of an earlier stage, or, for a tensor nothing
+// wrote yet, the caller's output buffer (TC semantics) or zeros (temporaries).
 #include "te/RangeInference.h"
 
 #include <algorithm>
@@ -160,10 +163,6 @@ class StageInference {
       s_.reduction = Reduction::None;
       s_.init = false;
     }
-    if (s_.reduction != Reduction::None && !s_.init && !written_.count(s_.output))
-      fail(s_.loc, std::string("'") + reductionName(s_.reduction) + "' accumulates into '" + s_.output +
-                       "', which no earlier statement wrote; write '" + reductionName(s_.reduction) +
-                       "!' to start from the identity");
   }
 
   void markNonAffine(const Expr& e) {
@@ -221,10 +220,20 @@ class StageInference {
     known_ = s_.whereRanges;
     for (size_t d = 0; d < s_.indices.size(); ++d)
       if (out_->shapeKnown && !known_.count(s_.indices[d])) known_[s_.indices[d]] = {0, out_->shape[d]};
+    // Guarded reads (inside a `?:` branch) only bound variables that nothing
+    // else bounds (TC's concat: `i == 0 ? A(m, n) : B(m, n)`); their guard may
+    // exclude out-of-range points, so they never narrow a range found otherwise.
+    for (bool guarded : {false, true}) inferRounds(guarded);
+    for (const auto& v : allVars())
+      if (!known_.count(v)) fail(locOf(v), "cannot infer the range of index '" + v + "': " + whyUnknown(v));
+    s_.ranges = known_;
+  }
+
+  void inferRounds(bool useGuarded) {
     for (;;) {
       std::map<std::string, std::pair<Range, const ExprNode*>> found;
       for (const auto& u : uses_) {
-        if (u.guarded || !u.affine) continue;
+        if (u.guarded != useGuarded || !u.affine) continue;
         std::string x;
         int unknown = 0;
         for (const auto& [v, c] : u.affine->coeffs)
@@ -246,9 +255,6 @@ class StageInference {
       if (found.empty()) break;
       for (const auto& [v, f] : found) known_[v] = f.first;
     }
-    for (const auto& v : allVars())
-      if (!known_.count(v)) fail(locOf(v), "cannot infer the range of index '" + v + "': " + whyUnknown(v));
-    s_.ranges = known_;
   }
 
   // Largest range of `x` keeping use `u` inside its tensor for every value of the known variables.
@@ -279,9 +285,6 @@ class StageInference {
       return "it appears only on the left-hand side and '" + s_.output + "' has no known shape" + hint;
     const VarInfo& i = it->second;
     if (i.inUnguardedAffine) return "every read it indexes also uses another index of unknown range" + hint;
-    if (i.inGuarded)
-      return "it only indexes reads inside a '?:' branch, and such reads do not constrain ranges in Tessel" +
-             hint;
     if (i.inNonAffine) return "it is only used in non-affine index expressions" + hint;
     return "it does not index any tensor" + hint;
   }

@@ -15,6 +15,35 @@ void expectLowersTo(const std::string& tc, const std::string& expected) {
   }
 }
 
+TEST(FrontGolden, AccumulateIntoCallerOutput) {
+  // TC: `+=` without `!` accumulates into the output's existing contents.
+  expectLowersTo(R"TC(# sizes: R=3 C=4
+def mv(float(R,C) A, float(C) B) -> (o) {
+    o(i) += A(i,j) * B(j)
+}
+)TC",
+                 R"TE(program mv
+  input f32 A(3,4)
+  input f32 B(4)
+  output f32 o(3)
+  o(i) += (A(i, j) * B(j))   {i in 0:3, j in 0:4}
+)TE");
+}
+
+TEST(FrontGolden, ConcatInfersFromGuardedReads) {
+  expectLowersTo(R"TC(# sizes: M=2 N=3
+def concat(float(M, N) A, float(M, N) B) -> (O1) {
+    O1(n, i, m) = i == 0 ? A(m, n) : B(m, n) where i in 0:2
+}
+)TC",
+                 R"TE(program concat
+  input f32 A(2,3)
+  input f32 B(2,3)
+  output f32 O1(3,2,2)
+  O1(n, i, m) = ((i == 0) ? A(m, n) : B(m, n))   {i in 0:2, m in 0:2, n in 0:3}
+)TE");
+}
+
 TEST(FrontGolden, Scalars) {
   expectLowersTo(R"TC(# sizes: N=5
 def scalars(float(N) A, float alpha, int32 off) -> (S, O) {

@@ -22,19 +22,9 @@ struct Expected {
 // Documented programs Tessel rejects, and why.
 const std::map<std::string, Expected> kRejected = {
     {"cosine.tc", {"", "unsupported builtin 'cos': Tessel implements", 4, 12}},
-    {"concat.tc",
-     {"",
-      "cannot infer the range of index 'n': it only indexes reads inside a '?:' branch, and such reads do "
-      "not "
-      "constrain ranges in Tessel",
-      4, 33}},
     {"matmul_grad.tc", {"", "unknown tensor or function 'O_grad'", 4, 22}},
     {"convolution_grad.tc",
      {"", "index 'h' is inferred to range over 2:8, so 'I_grad' would have unwritten", 4, 45}},
-    {"intro_mv.tc", {"", "'+=' accumulates into 'o', which no earlier statement wrote; write '+=!'", 4, 3}},
-    {"intro_mm.tc", {"", "'+=' accumulates into 'R', which no earlier statement wrote", 4, 3}},
-    {"intro_conv.tc", {"", "'+=' accumulates into 'output', which no earlier statement wrote", 4, 3}},
-    {"intro_maxpool2x2.tc", {"", "'max=' accumulates into 'output', which no earlier statement wrote", 4, 3}},
     {"inference_reverted.tc", {"", "index 'i' is inferred to range over 3:11", 4, 17}},
     {"inference_average_pool.tc",
      {"average_pool_2_where",
