@@ -44,12 +44,16 @@ int compileCommand(const CompileArgs& a) {
     std::string provenance = "From " + a.spec.file + " with";
     for (const auto& [n, v] : lp.sizes) provenance += " " + n + "=" + std::to_string(v);
     provenance += "; " + co.toString() + ".";
-    std::string base = a.outDir + "/" + cp.kernel.name;
+    std::string symbol = backend::kernelSymbol(cp.kernel);
+    if (symbol != cp.kernel.name)
+      std::cerr << "note: '" << cp.kernel.name
+                << "' clashes with a C library name; the kernel is exported as '" << symbol << "'\n";
+    std::string base = a.outDir + "/" + symbol;
     writeFile(base + ".h", backend::emitHeader(cp.kernel, provenance));
     writeFile(base + ".c", cp.cSource);
-    runtime::compileSharedObjectTo(cp.cSource, a.outDir + "/lib" + cp.kernel.name + ".so",
+    runtime::compileSharedObjectTo(cp.cSource, a.outDir + "/lib" + symbol + ".so",
                                    runtime::CCompilerOptions::defaults());
-    std::cerr << "wrote " << base << ".h and " << a.outDir << "/lib" << cp.kernel.name << ".so\n";
+    std::cerr << "wrote " << base << ".h and " << a.outDir << "/lib" << symbol << ".so\n";
   }
   return 0;
 }
@@ -61,7 +65,8 @@ CommandRunner addCompileCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compile", "Compile a .tc program; print a stage or write a C library");
   cmd->add_option("file", args->spec.file, "Tensor Comprehensions source file")->required();
   cmd->add_option("--entry", args->spec.entry, "def to compile (default: the only def in the file)");
-  cmd->add_option("--size", args->spec.sizeArgs, "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
+  cmd->add_option("--size", args->spec.sizeArgs,
+                  "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
   cmd->add_option("--emit", args->emit, "print a stage: te, schedule (isl YAML), ast, lir or c")
       ->check(CLI::IsMember({"te", "schedule", "ast", "lir", "c"}));
   cmd->add_option("--dump-after", args->dumpAfter,

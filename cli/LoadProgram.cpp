@@ -49,7 +49,8 @@ LoadedProgram loadProgram(const ProgramSpec& spec) {
     if (!known) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      userError("unknown size '" + name + "' in --size (" + (list.empty() ? "the def has no sizes" : "sizes: " + list) + ")");
+      userError("unknown size '" + name + "' in --size (" +
+                (list.empty() ? "the def has no sizes" : "sizes: " + list) + ")");
     }
     sizes[name] = value;
   }

@@ -6,7 +6,8 @@
 #include "tessel/error.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Tessel: an automatic polyhedral tensor compiler (Tensor Comprehensions -> fast kernels)", "tessel"};
+  CLI::App app{"Tessel: an automatic polyhedral tensor compiler (Tensor Comprehensions -> fast kernels)",
+               "tessel"};
   app.set_version_flag("--version", std::string("tessel ") + TESSEL_VERSION);
   app.require_subcommand(1);
   auto run = tessel::cli::addRunCommand(app);

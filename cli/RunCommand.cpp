@@ -1,5 +1,4 @@
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
@@ -48,14 +47,15 @@ int runCommand(const RunArgs& a) {
     j["compiled_from_cache"] = r.compiledFromCache;
     nlohmann::json outs = nlohmann::json::array();
     for (const auto& o : r.outputs)
-      outs.push_back({{"tensor", o.tensor}, {"pass", o.pass}, {"max_abs_err", o.maxAbsErr}, {"message", o.message}});
+      outs.push_back(
+          {{"tensor", o.tensor}, {"pass", o.pass}, {"max_abs_err", o.maxAbsErr}, {"message", o.message}});
     j["outputs"] = outs;
     std::cout << j.dump() << "\n";
   } else {
     std::cout << cp.kernel.name << ": compiled" << (r.compiledFromCache ? " (cached)" : "") << "\n";
     for (const auto& o : r.outputs)
-      std::cout << "  check " << o.tensor << ": " << (o.pass ? "pass" : "FAIL") << " (max abs err " << o.maxAbsErr
-                << ")" << (o.message.empty() ? "" : "  " + o.message) << "\n";
+      std::cout << "  check " << o.tensor << ": " << (o.pass ? "pass" : "FAIL") << " (max abs err "
+                << o.maxAbsErr << ")" << (o.message.empty() ? "" : "  " + o.message) << "\n";
     if (a.time)
       std::cout << "  median " << r.medianMs << " ms over " << r.runs << " runs"
                 << (a.threads ? " (" + std::to_string(a.threads) + " threads)" : "") << "\n";
@@ -67,13 +67,17 @@ int runCommand(const RunArgs& a) {
 
 CommandRunner addRunCommand(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "Compile a .tc program, run it on random inputs, check and time it");
+  CLI::App* cmd =
+      app.add_subcommand("run", "Compile a .tc program, run it on random inputs, check and time it");
   cmd->add_option("file", args->spec.file, "Tensor Comprehensions source file")->required();
   cmd->add_option("--entry", args->spec.entry, "def to compile (default: the only def in the file)");
-  cmd->add_option("--size", args->spec.sizeArgs, "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
-  cmd->add_flag("--check", args->check, "compare every output with the reference interpreter (exit 1 on mismatch)");
+  cmd->add_option("--size", args->spec.sizeArgs,
+                  "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
+  cmd->add_flag("--check", args->check,
+                "compare every output with the reference interpreter (exit 1 on mismatch)");
   cmd->add_flag("--time", args->time, "report the median time of several runs");
-  cmd->add_option("--threads", args->threads, "OpenMP threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", args->threads, "OpenMP threads (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", args->seed, "seed of the random inputs");
   cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
       ->check(CLI::IsMember({"min", "smart", "max"}));

@@ -42,8 +42,7 @@ class InternalError : public std::logic_error {
 }  // namespace tessel
 
 // Internal invariant check: throws InternalError naming the pass and condition.
-#define TESSEL_CHECK(cond, pass, msg)                                                        \
-  do {                                                                                       \
-    if (!(cond))                                                                             \
-      throw ::tessel::InternalError((pass), std::string(#cond) + ": " + std::string(msg)); \
+#define TESSEL_CHECK(cond, pass, msg)                                                                 \
+  do {                                                                                                \
+    if (!(cond)) throw ::tessel::InternalError((pass), std::string(#cond) + ": " + std::string(msg)); \
   } while (0)

@@ -18,11 +18,11 @@ namespace tessel::te {
 
 enum class DType { F32, F64, F16, BF16, I32, I8, U8, Bool };
 
-const char* dtypeName(DType t);        // "f32", "f64", "f16", "bf16", "i32", "i8", "u8", "bool"
+const char* dtypeName(DType t);  // "f32", "f64", "f16", "bf16", "i32", "i8", "u8", "bool"
 std::optional<DType> dtypeFromName(const std::string& name);  // accepts the names above
 int dtypeBytes(DType t);
-bool isFloat(DType t);                 // f32 f64 f16 bf16
-bool isInteger(DType t);               // i32 i8 u8 (bool is neither)
+bool isFloat(DType t);    // f32 f64 f16 bf16
+bool isInteger(DType t);  // i32 i8 u8 (bool is neither)
 // Usual arithmetic promotion: f64 > f32 > f16/bf16 (f16 with bf16 -> f32) > i32 > i8/u8 > bool.
 DType promote(DType a, DType b);
 // Rounds a value to what dtype `t` can hold (float rounding, integer truncation
@@ -32,10 +32,10 @@ double roundToDType(double v, DType t);
 
 enum class UnaryOp { Neg, Not, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Floor, Ceil };
 enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
-const char* unaryOpName(UnaryOp op);   // "neg", "!", "abs", "exp", ...
-const char* binaryOpName(BinaryOp op); // "+", "-", "*", "/", "%", "min", "max", "pow", "<", ...
-bool isComparison(BinaryOp op);        // Lt..Ne
-bool isLogical(BinaryOp op);           // And, Or
+const char* unaryOpName(UnaryOp op);    // "neg", "!", "abs", "exp", ...
+const char* binaryOpName(BinaryOp op);  // "+", "-", "*", "/", "%", "min", "max", "pow", "<", ...
+bool isComparison(BinaryOp op);         // Lt..Ne
+bool isLogical(BinaryOp op);            // And, Or
 
 enum class ExprKind {
   Const,   // number with a dtype
@@ -53,8 +53,8 @@ using Expr = std::shared_ptr<const ExprNode>;
 struct ExprNode {
   ExprKind kind;
   DType type;
-  double value = 0;            // Const
-  std::string name;            // Var: variable name; Access: tensor name
+  double value = 0;  // Const
+  std::string name;  // Var: variable name; Access: tensor name
   UnaryOp unaryOp = UnaryOp::Neg;
   BinaryOp binaryOp = BinaryOp::Add;
   std::vector<Expr> operands;  // Access: indices; Unary/Binary/Select/Cast: operands
@@ -97,13 +97,13 @@ struct Range {
 };
 
 struct Stage {
-  std::string output;                   // tensor written
-  std::vector<std::string> indices;     // left-hand-side index variables, one per output dim
+  std::string output;                // tensor written
+  std::vector<std::string> indices;  // left-hand-side index variables, one per output dim
   Reduction reduction = Reduction::None;
-  bool init = false;                    // '!' : start from the identity instead of the current value
+  bool init = false;  // '!' : start from the identity instead of the current value
   Expr rhs;
-  std::vector<std::string> reductionVars;  // rhs-only variables, in order of first appearance
-  std::map<std::string, Range> ranges;     // every index variable -> its range (after inference)
+  std::vector<std::string> reductionVars;    // rhs-only variables, in order of first appearance
+  std::map<std::string, Range> ranges;       // every index variable -> its range (after inference)
   std::map<std::string, Range> whereRanges;  // explicit `where v in lo:hi` constraints
   SourceLoc loc;
 };
@@ -122,8 +122,8 @@ struct TensorDecl {
 
 struct Program {
   std::string name;
-  std::vector<TensorDecl> tensors;     // inputs (signature order), outputs (return order), temporaries
-  std::vector<Stage> stages;           // in source order
+  std::vector<TensorDecl> tensors;       // inputs (signature order), outputs (return order), temporaries
+  std::vector<Stage> stages;             // in source order
   std::map<std::string, int64_t> sizes;  // the size bindings the program was built with
 
   const TensorDecl* findTensor(const std::string& name) const;

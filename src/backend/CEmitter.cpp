@@ -11,19 +11,23 @@ namespace tessel::backend {
 
 const char* storageCType(te::DType t) {
   switch (t) {
-    case te::DType::F32: return "float";
-    case te::DType::F64: return "double";
+    case te::DType::F32:
+      return "float";
+    case te::DType::F64:
+      return "double";
     case te::DType::F16:
-    case te::DType::BF16: return "uint16_t";
-    case te::DType::I32: return "int32_t";
-    case te::DType::I8: return "int8_t";
+    case te::DType::BF16:
+      return "uint16_t";
+    case te::DType::I32:
+      return "int32_t";
+    case te::DType::I8:
+      return "int8_t";
     case te::DType::U8:
-    case te::DType::Bool: return "uint8_t";
+    case te::DType::Bool:
+      return "uint8_t";
   }
   return "?";
 }
-
-std::string packedEntryName(const lir::Kernel& kernel) { return kernel.name + "__packed"; }
 
 namespace {
 
@@ -37,25 +41,56 @@ using te::UnaryOp;
 // small integers in int32 as C promotes them).
 const char* computeCType(DType t) {
   switch (t) {
-    case DType::F64: return "double";
+    case DType::F64:
+      return "double";
     case DType::F32:
     case DType::F16:
-    case DType::BF16: return "float";
-    default: return "int32_t";
+    case DType::BF16:
+      return "float";
+    default:
+      return "int32_t";
   }
+}
+
+bool clashesWithC(const std::string& n) {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> s = {
+        // C keywords and the names every program has.
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+        "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+        "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+        "volatile", "while", "main", "errno",
+        // <stdlib.h>, <string.h>
+        "abs", "labs", "llabs", "div", "ldiv", "malloc", "calloc", "realloc", "free", "aligned_alloc",
+        "abort", "exit", "atexit", "atoi", "atol", "atof", "strtol", "strtod", "strtof", "qsort", "bsearch",
+        "rand", "srand", "getenv", "system", "memcpy", "memset", "memmove", "memcmp", "strlen", "strcpy",
+        "strcmp", "strcat", "strncpy", "strchr", "strstr", "strdup", "random", "select"};
+    // <math.h>, each also with the f and l suffixes.
+    for (const char* m :
+         {"exp",    "exp2",     "expm1",     "log",       "log2",    "log10",     "log1p",  "sqrt",
+          "cbrt",   "pow",      "sin",       "cos",       "tan",     "asin",      "acos",   "atan",
+          "atan2",  "sinh",     "cosh",      "tanh",      "asinh",   "acosh",     "atanh",  "erf",
+          "erfc",   "tgamma",   "lgamma",    "gamma",     "floor",   "ceil",      "round",  "trunc",
+          "rint",   "lrint",    "lround",    "nearbyint", "fmod",    "remainder", "remquo", "fmax",
+          "fmin",   "fabs",     "fdim",      "fma",       "hypot",   "ldexp",     "frexp",  "modf",
+          "nan",    "copysign", "nextafter", "scalbn",    "scalbln", "logb",      "ilogb",  "significand",
+          "j0",     "j1",       "jn",        "y0",        "y1",      "yn",        "exp10",  "drem",
+          "finite", "isinf",    "isnan"})
+      for (const char* suffix : {"", "f", "l"}) s.insert(std::string(m) + suffix);
+    return s;
+  }();
+  return names.count(n) || n.rfind("tessel_", 0) == 0 || n.rfind("omp_", 0) == 0 || n.rfind("__", 0) == 0;
 }
 
 // Tensor names are user identifiers; rename the few that would collide with C
 // or with names the emitter itself uses.
 std::string cName(const std::string& n) {
-  static const std::set<std::string> reserved = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
-      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
-      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-      "args", "main", "free", "malloc", "errno", "int32_t", "int8_t", "uint8_t", "uint16_t", "int64_t", "size_t"};
-  bool looksInternal = n.rfind("v_", 0) == 0 || n.rfind("tessel", 0) == 0 || n.rfind("_", 0) == 0 ||
-                       (n.size() > 1 && n[0] == 'c' && n.find_first_not_of("0123456789", 1) == std::string::npos);
-  return reserved.count(n) || looksInternal ? n + "_t" : n;
+  static const std::set<std::string> types = {"int32_t", "int8_t", "uint8_t", "uint16_t",
+                                              "int64_t", "size_t", "args"};
+  bool looksInternal =
+      n.rfind("v_", 0) == 0 || n.rfind("_", 0) == 0 ||
+      (n.size() > 1 && n[0] == 'c' && n.find_first_not_of("0123456789", 1) == std::string::npos);
+  return clashesWithC(n) || types.count(n) || looksInternal ? n + "_t" : n;
 }
 
 std::string floatLiteral(double v, DType t) {
@@ -87,20 +122,28 @@ class Emitter {
   std::string expr(const Expr& e) {
     if (e->index) return indexExpr(e);
     switch (e->kind) {
-      case ExprKind::IntImm: return "((" + std::string(computeCType(e->type)) + ")" + intLiteral(e->intValue) + ")";
-      case ExprKind::FloatImm: return floatLiteral(e->floatValue, e->type);
-      case ExprKind::Var: return e->name;
-      case ExprKind::Load: return loadExpr(e);
-      case ExprKind::Unary: return unaryExpr(e);
-      case ExprKind::Binary: return binaryExpr(e);
+      case ExprKind::IntImm:
+        return "((" + std::string(computeCType(e->type)) + ")" + intLiteral(e->intValue) + ")";
+      case ExprKind::FloatImm:
+        return floatLiteral(e->floatValue, e->type);
+      case ExprKind::Var:
+        return e->name;
+      case ExprKind::Load:
+        return loadExpr(e);
+      case ExprKind::Unary:
+        return unaryExpr(e);
+      case ExprKind::Binary:
+        return binaryExpr(e);
       case ExprKind::Select: {
         std::string t = computeCType(e->type);
         return "(" + expr(e->operands[0]) + " ? (" + t + ")" + expr(e->operands[1]) + " : (" + t + ")" +
                expr(e->operands[2]) + ")";
       }
-      case ExprKind::Cast: return castExpr(e->type, e->operands[0]);
+      case ExprKind::Cast:
+        return castExpr(e->type, e->operands[0]);
       case ExprKind::CheckedIndex:
-      case ExprKind::FloorDiv: break;
+      case ExprKind::FloorDiv:
+        break;
     }
     throw InternalError("emit-c", "unexpected value expression");
   }
@@ -120,11 +163,11 @@ class Emitter {
         if (s->parallel && canonicalLoop(s)) os_ << pad << "#pragma omp parallel for schedule(static)\n";
         // OpenMP wants the loop predicate unparenthesized.
         std::string cond = expr(s->cond);
-        if (cond.size() > 2 && cond.front() == '(' && cond.back() == ')' && s->cond->kind == ExprKind::Binary &&
-            te::isComparison(s->cond->binaryOp))
+        if (cond.size() > 2 && cond.front() == '(' && cond.back() == ')' &&
+            s->cond->kind == ExprKind::Binary && te::isComparison(s->cond->binaryOp))
           cond = cond.substr(1, cond.size() - 2);
-        os_ << pad << "for (long " << s->name << " = " << expr(s->init) << "; " << cond << "; "
-            << s->name << " += " << expr(s->step) << ") {\n";
+        os_ << pad << "for (long " << s->name << " = " << expr(s->init) << "; " << cond << "; " << s->name
+            << " += " << expr(s->step) << ") {\n";
         stmt(s->body[0], depth + 1);
         os_ << pad << "}\n";
         return;
@@ -138,8 +181,12 @@ class Emitter {
         }
         os_ << pad << "}\n";
         return;
-      case lir::StmtKind::Let: os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n"; return;
-      case lir::StmtKind::Store: os_ << pad << storeText(s) << "\n"; return;
+      case lir::StmtKind::Let:
+        os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n";
+        return;
+      case lir::StmtKind::Store:
+        os_ << pad << storeText(s) << "\n";
+        return;
     }
   }
 
@@ -152,29 +199,37 @@ class Emitter {
   // OpenMP needs `for (v = init; v <op> bound; v += step)`.
   static bool canonicalLoop(const lir::Stmt& s) {
     const Expr& c = s->cond;
-    return c->kind == ExprKind::Binary &&
-           (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&
+    return c->kind == ExprKind::Binary && (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&
            c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == s->name;
   }
 
   std::string indexExpr(const Expr& e) {
     auto a = [&](int k) { return expr(e->operands[static_cast<size_t>(k)]); };
     switch (e->kind) {
-      case ExprKind::IntImm: return intLiteral(e->intValue);
-      case ExprKind::Var: return e->name;
-      case ExprKind::Unary: return "(-" + a(0) + ")";
-      case ExprKind::FloorDiv: return "tessel_floord(" + a(0) + ", " + a(1) + ")";
+      case ExprKind::IntImm:
+        return intLiteral(e->intValue);
+      case ExprKind::Var:
+        return e->name;
+      case ExprKind::Unary:
+        return "(-" + a(0) + ")";
+      case ExprKind::FloorDiv:
+        return "tessel_floord(" + a(0) + ", " + a(1) + ")";
       case ExprKind::CheckedIndex:
         return "tessel_checked_index(tessel_trunc_i64((double)" + a(0) + "), " + intLiteral(e->intValue) +
                ", &tessel_status)";
-      case ExprKind::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
+      case ExprKind::Select:
+        return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
       case ExprKind::Binary:
         switch (e->binaryOp) {
-          case BinaryOp::Min: return "tessel_lmin(" + a(0) + ", " + a(1) + ")";
-          case BinaryOp::Max: return "tessel_lmax(" + a(0) + ", " + a(1) + ")";
-          default: return "(" + a(0) + " " + te::binaryOpName(e->binaryOp) + " " + a(1) + ")";
+          case BinaryOp::Min:
+            return "tessel_lmin(" + a(0) + ", " + a(1) + ")";
+          case BinaryOp::Max:
+            return "tessel_lmax(" + a(0) + ", " + a(1) + ")";
+          default:
+            return "(" + a(0) + " " + te::binaryOpName(e->binaryOp) + " " + a(1) + ")";
         }
-      default: break;
+      default:
+        break;
     }
     throw InternalError("emit-c", "unexpected index expression");
   }
@@ -188,12 +243,17 @@ class Emitter {
   std::string loadExpr(const Expr& e) {
     std::string ref = cName(e->name) + "[" + expr(e->operands[0]) + "]";
     switch (bufferType(e->name)) {
-      case DType::F16: return "tessel_f16_to_f32(" + ref + ")";
-      case DType::BF16: return "tessel_bf16_to_f32(" + ref + ")";
+      case DType::F16:
+        return "tessel_f16_to_f32(" + ref + ")";
+      case DType::BF16:
+        return "tessel_bf16_to_f32(" + ref + ")";
       case DType::I8:
-      case DType::U8: return "((int32_t)" + ref + ")";
-      case DType::Bool: return "((int32_t)" + ref + ")";
-      default: return ref;
+      case DType::U8:
+        return "((int32_t)" + ref + ")";
+      case DType::Bool:
+        return "((int32_t)" + ref + ")";
+      default:
+        return ref;
     }
   }
 
@@ -202,12 +262,19 @@ class Emitter {
     std::string v = expr(s->value);
     std::string target = cName(s->name) + "[" + expr(s->index) + "]";
     switch (t) {
-      case DType::F16: v = "tessel_f32_to_f16(" + v + ")"; break;
-      case DType::BF16: v = "tessel_f32_to_bf16(" + v + ")"; break;
+      case DType::F16:
+        v = "tessel_f32_to_f16(" + v + ")";
+        break;
+      case DType::BF16:
+        v = "tessel_f32_to_bf16(" + v + ")";
+        break;
       case DType::I8:
       case DType::U8:
-      case DType::Bool: v = "(" + std::string(storageCType(t)) + ")" + v; break;
-      default: break;
+      case DType::Bool:
+        v = "(" + std::string(storageCType(t)) + ")" + v;
+        break;
+      default:
+        break;
     }
     return target + " = " + v + ";";
   }
@@ -216,14 +283,22 @@ class Emitter {
     std::string v = expr(x);
     bool fromFloat = !x->index && te::isFloat(x->type);
     switch (t) {
-      case DType::F32: return "((float)" + v + ")";
-      case DType::F64: return "((double)" + v + ")";
-      case DType::F16: return "tessel_f16_to_f32(tessel_f32_to_f16((float)" + v + "))";
-      case DType::BF16: return "tessel_bf16_to_f32(tessel_f32_to_bf16((float)" + v + "))";
-      case DType::I32: return fromFloat ? "tessel_to_i32((double)" + v + ")" : "((int32_t)" + v + ")";
-      case DType::I8: return "((int32_t)tessel_to_i8((double)" + v + "))";
-      case DType::U8: return "((int32_t)tessel_to_u8((double)" + v + "))";
-      case DType::Bool: return "((int32_t)(" + v + " != 0))";
+      case DType::F32:
+        return "((float)" + v + ")";
+      case DType::F64:
+        return "((double)" + v + ")";
+      case DType::F16:
+        return "tessel_f16_to_f32(tessel_f32_to_f16((float)" + v + "))";
+      case DType::BF16:
+        return "tessel_bf16_to_f32(tessel_f32_to_bf16((float)" + v + "))";
+      case DType::I32:
+        return fromFloat ? "tessel_to_i32((double)" + v + ")" : "((int32_t)" + v + ")";
+      case DType::I8:
+        return "((int32_t)tessel_to_i8((double)" + v + "))";
+      case DType::U8:
+        return "((int32_t)tessel_to_u8((double)" + v + "))";
+      case DType::Bool:
+        return "((int32_t)(" + v + " != 0))";
     }
     return v;
   }
@@ -235,18 +310,30 @@ class Emitter {
     bool d = t == DType::F64;
     auto fn = [&](const char* name) { return std::string(name) + (d ? "" : "f") + "(" + x + ")"; };
     switch (e->unaryOp) {
-      case UnaryOp::Neg: return f ? "(-" + x + ")" : "tessel_ineg(" + x + ")";
-      case UnaryOp::Not: return "(!" + x + ")";
-      case UnaryOp::Abs: return f ? fn("fabs") : "tessel_iabs(" + x + ")";
-      case UnaryOp::Exp: return fn("exp");
-      case UnaryOp::Log: return fn("log");
-      case UnaryOp::Sqrt: return fn("sqrt");
-      case UnaryOp::Rsqrt: return fn("tessel_rsqrt");
-      case UnaryOp::Tanh: return fn("tanh");
-      case UnaryOp::Sigmoid: return fn("tessel_sigmoid");
-      case UnaryOp::Erf: return fn("erf");
-      case UnaryOp::Floor: return fn("floor");
-      case UnaryOp::Ceil: return fn("ceil");
+      case UnaryOp::Neg:
+        return f ? "(-" + x + ")" : "tessel_ineg(" + x + ")";
+      case UnaryOp::Not:
+        return "(!" + x + ")";
+      case UnaryOp::Abs:
+        return f ? fn("fabs") : "tessel_iabs(" + x + ")";
+      case UnaryOp::Exp:
+        return fn("exp");
+      case UnaryOp::Log:
+        return fn("log");
+      case UnaryOp::Sqrt:
+        return fn("sqrt");
+      case UnaryOp::Rsqrt:
+        return fn("tessel_rsqrt");
+      case UnaryOp::Tanh:
+        return fn("tanh");
+      case UnaryOp::Sigmoid:
+        return fn("tessel_sigmoid");
+      case UnaryOp::Erf:
+        return fn("erf");
+      case UnaryOp::Floor:
+        return fn("floor");
+      case UnaryOp::Ceil:
+        return fn("ceil");
     }
     throw InternalError("emit-c", "unknown unary op");
   }
@@ -263,15 +350,24 @@ class Emitter {
       return f ? "((" + ct + ")" + a + " " + op + " (" + ct + ")" + b + ")" : fn(intFn);
     };
     switch (e->binaryOp) {
-      case BinaryOp::Add: return arith("+", "tessel_iadd");
-      case BinaryOp::Sub: return arith("-", "tessel_isub");
-      case BinaryOp::Mul: return arith("*", "tessel_imul");
-      case BinaryOp::Div: return arith("/", "tessel_idiv");
-      case BinaryOp::Mod: return f ? fn(d ? "fmod" : "fmodf") : fn("tessel_imod");
-      case BinaryOp::Min: return f ? fn(d ? "tessel_fmin" : "tessel_fminf") : fn("tessel_imin");
-      case BinaryOp::Max: return f ? fn(d ? "tessel_fmax" : "tessel_fmaxf") : fn("tessel_imax");
-      case BinaryOp::Pow: return fn(d ? "pow" : "powf");
-      default: return "(" + a + " " + te::binaryOpName(e->binaryOp) + " " + b + ")";
+      case BinaryOp::Add:
+        return arith("+", "tessel_iadd");
+      case BinaryOp::Sub:
+        return arith("-", "tessel_isub");
+      case BinaryOp::Mul:
+        return arith("*", "tessel_imul");
+      case BinaryOp::Div:
+        return arith("/", "tessel_idiv");
+      case BinaryOp::Mod:
+        return f ? fn(d ? "fmod" : "fmodf") : fn("tessel_imod");
+      case BinaryOp::Min:
+        return f ? fn(d ? "tessel_fmin" : "tessel_fminf") : fn("tessel_imin");
+      case BinaryOp::Max:
+        return f ? fn(d ? "tessel_fmax" : "tessel_fmaxf") : fn("tessel_imax");
+      case BinaryOp::Pow:
+        return fn(d ? "pow" : "powf");
+      default:
+        return "(" + a + " " + te::binaryOpName(e->binaryOp) + " " + b + ")";
     }
   }
 
@@ -280,7 +376,7 @@ class Emitter {
 };
 
 std::string signature(const lir::Kernel& k, bool withNames) {
-  std::string s = "int " + k.name + "(";
+  std::string s = "int " + kernelSymbol(k) + "(";
   bool first = true;
   auto add = [&](const lir::BufferDecl& b, bool isConst) {
     s += first ? "" : ", ";
@@ -296,6 +392,12 @@ std::string signature(const lir::Kernel& k, bool withNames) {
 
 }  // namespace
 
+std::string kernelSymbol(const lir::Kernel& kernel) {
+  return clashesWithC(kernel.name) ? kernel.name + "_kernel" : kernel.name;
+}
+
+std::string packedEntryName(const lir::Kernel& kernel) { return kernelSymbol(kernel) + "__packed"; }
+
 std::string emitC(const lir::Kernel& k) {
   std::ostringstream os;
   os << runtime::kKernelPrelude << "\n";
@@ -307,7 +409,8 @@ std::string emitC(const lir::Kernel& k) {
   }
   if (!k.temporaries.empty()) {
     os << "  if (";
-    for (size_t i = 0; i < k.temporaries.size(); ++i) os << (i ? " || " : "") << "!" << cName(k.temporaries[i].name);
+    for (size_t i = 0; i < k.temporaries.size(); ++i)
+      os << (i ? " || " : "") << "!" << cName(k.temporaries[i].name);
     os << ") {\n";
     for (const auto& t : k.temporaries) os << "    free(" << cName(t.name) << ");\n";
     os << "    return " << kKernelOutOfMemory << ";\n  }\n";
@@ -320,12 +423,12 @@ std::string emitC(const lir::Kernel& k) {
   e.stmt(k.body, 1);
   for (const auto& t : k.temporaries) os << "  free(" << cName(t.name) << ");\n";
   os << "  return tessel_status;\n}\n\n";
-  os << "int " << packedEntryName(k) << "(void** args) {\n  return " << k.name << "(";
+  os << "int " << packedEntryName(k) << "(void** args) {\n  return " << kernelSymbol(k) << "(";
   size_t i = 0;
   for (const auto* list : {&k.inputs, &k.outputs})
     for (const auto& b : *list) {
-      os << (i ? ", " : "") << "(" << (list == &k.inputs ? "const " : "") << storageCType(b.dtype) << "*)args[" << i
-         << "]";
+      os << (i ? ", " : "") << "(" << (list == &k.inputs ? "const " : "") << storageCType(b.dtype)
+         << "*)args[" << i << "]";
       ++i;
     }
   os << ");\n}\n";
@@ -334,7 +437,7 @@ std::string emitC(const lir::Kernel& k) {
 
 std::string emitHeader(const lir::Kernel& k, const std::string& provenance) {
   std::ostringstream os;
-  std::string guard = "TESSEL_KERNEL_" + k.name + "_H";
+  std::string guard = "TESSEL_KERNEL_" + kernelSymbol(k) + "_H";
   for (auto& c : guard) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   os << "/* Generated by Tessel. " << provenance << " */\n";
   os << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n\n";

@@ -34,7 +34,8 @@ void checkPassName(const std::string& name, const TargetStrategy& strategy) {
 }
 }  // namespace
 
-CompiledProgram compile(const te::Program& program, const CompileOptions& options, const TargetStrategy& strategy) {
+CompiledProgram compile(const te::Program& program, const CompileOptions& options,
+                        const TargetStrategy& strategy) {
   checkPassName(options.dumpAfter, strategy);
   CompiledProgram out;
   out.program = program;

@@ -18,7 +18,7 @@ struct CompiledProgram {
   std::string astC;          // the isl AST printed as C
   lir::Kernel kernel;
   std::string cSource;
-  std::string dump;          // text after options.dumpAfter ("" if none)
+  std::string dump;  // text after options.dumpAfter ("" if none)
 };
 
 // Names accepted by --dump-after, in pipeline order.

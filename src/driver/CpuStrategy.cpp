@@ -17,10 +17,8 @@ class CpuStrategy final : public TargetStrategy {
            so.fusion = o.fusion;
            return schedule::makeIslScheduler()->run(scop, so);
          }},
-        {"mark-parallel",
-         [](const poly::Scop&, const isl::schedule& s, const CompileOptions&) {
-           return schedule::markParallelLoops(s);
-         }},
+        {"mark-parallel", [](const poly::Scop&, const isl::schedule& s,
+                             const CompileOptions&) { return schedule::markParallelLoops(s); }},
     };
   }
 };

@@ -27,7 +27,8 @@ class AstTranslator {
     }
     if (n.isa<isl::ast_node_if>()) {
       auto i = n.as<isl::ast_node_if>();
-      return ifThenElse(expr(i.cond()), node(i.then_node()), i.has_else_node() ? node(i.else_node()) : nullptr);
+      return ifThenElse(expr(i.cond()), node(i.then_node()),
+                        i.has_else_node() ? node(i.else_node()) : nullptr);
     }
     if (n.isa<isl::ast_node_block>()) {
       auto list = n.as<isl::ast_node_block>().children();
@@ -68,8 +69,10 @@ class AstTranslator {
     // pdiv_q: exact or non-negative division; pdiv_r/zdiv_r: remainders that
     // isl only uses with a non-negative dividend or a test against zero, where
     // C's truncating operators agree with the mathematical ones.
-    if (op.isa<isl::ast_expr_op_pdiv_q>() || op.isa<isl::ast_expr_op_div>()) return indexBinary(B::Div, a(0), a(1));
-    if (op.isa<isl::ast_expr_op_pdiv_r>() || op.isa<isl::ast_expr_op_zdiv_r>()) return indexBinary(B::Mod, a(0), a(1));
+    if (op.isa<isl::ast_expr_op_pdiv_q>() || op.isa<isl::ast_expr_op_div>())
+      return indexBinary(B::Div, a(0), a(1));
+    if (op.isa<isl::ast_expr_op_pdiv_r>() || op.isa<isl::ast_expr_op_zdiv_r>())
+      return indexBinary(B::Mod, a(0), a(1));
     if (op.isa<isl::ast_expr_op_fdiv_q>()) return indexFloorDiv(a(0), a(1));
     if (op.isa<isl::ast_expr_op_min>() || op.isa<isl::ast_expr_op_max>()) {
       B b = op.isa<isl::ast_expr_op_min>() ? B::Min : B::Max;
@@ -77,8 +80,10 @@ class AstTranslator {
       for (unsigned k = 1; k < op.n_arg(); ++k) r = indexBinary(b, r, a(static_cast<int>(k)));
       return r;
     }
-    if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>()) return indexBinary(B::And, a(0), a(1));
-    if (op.isa<isl::ast_expr_op_or>() || op.isa<isl::ast_expr_op_or_else>()) return indexBinary(B::Or, a(0), a(1));
+    if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>())
+      return indexBinary(B::And, a(0), a(1));
+    if (op.isa<isl::ast_expr_op_or>() || op.isa<isl::ast_expr_op_or_else>())
+      return indexBinary(B::Or, a(0), a(1));
     if (op.isa<isl::ast_expr_op_eq>()) return indexBinary(B::Eq, a(0), a(1));
     if (op.isa<isl::ast_expr_op_le>()) return indexBinary(B::Le, a(0), a(1));
     if (op.isa<isl::ast_expr_op_lt>()) return indexBinary(B::Lt, a(0), a(1));

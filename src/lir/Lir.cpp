@@ -133,9 +133,15 @@ int64_t BufferDecl::numElements() const {
 namespace {
 void printExpr(std::ostream& os, const Expr& e) {
   switch (e->kind) {
-    case ExprKind::IntImm: os << e->intValue; return;
-    case ExprKind::FloatImm: os << e->floatValue; return;
-    case ExprKind::Var: os << e->name; return;
+    case ExprKind::IntImm:
+      os << e->intValue;
+      return;
+    case ExprKind::FloatImm:
+      os << e->floatValue;
+      return;
+    case ExprKind::Var:
+      os << e->name;
+      return;
     case ExprKind::Load:
       os << e->name << "[";
       printExpr(os, e->operands[0]);

@@ -14,10 +14,10 @@
 namespace tessel::lir {
 
 enum class ExprKind {
-  IntImm,        // index or integer constant
+  IntImm,  // index or integer constant
   FloatImm,
-  Var,           // loop variable or let-bound name
-  Load,          // buffer[index]; type = the buffer's dtype
+  Var,   // loop variable or let-bound name
+  Load,  // buffer[index]; type = the buffer's dtype
   Unary,
   Binary,
   Select,        // operands = {cond, then, else}; only the chosen branch is evaluated
@@ -32,10 +32,10 @@ using Expr = std::shared_ptr<const ExprNode>;
 struct ExprNode {
   ExprKind kind;
   te::DType type = te::DType::I32;
-  bool index = false;  // 64-bit index arithmetic
+  bool index = false;    // 64-bit index arithmetic
   int64_t intValue = 0;  // IntImm; CheckedIndex: the extent
   double floatValue = 0;
-  std::string name;      // Var / Load buffer
+  std::string name;  // Var / Load buffer
   te::UnaryOp unaryOp = te::UnaryOp::Neg;
   te::BinaryOp binaryOp = te::BinaryOp::Add;
   std::vector<Expr> operands;  // Load: {index}
@@ -61,13 +61,13 @@ using Stmt = std::shared_ptr<const StmtNode>;
 
 struct StmtNode {
   StmtKind kind;
-  std::vector<Stmt> body;  // Block
-  std::string name;        // For: loop variable; Let: bound name; Store: buffer
-  Expr init, cond, step;   // For: for (name = init; cond; name += step)
-  bool parallel = false;   // For: iterations may run concurrently
-  Expr value;              // Let: bound index value; Store: stored value
-  Expr index;              // Store: flat element index
-  Stmt thenCase, elseCase; // If (cond in `cond`)
+  std::vector<Stmt> body;   // Block
+  std::string name;         // For: loop variable; Let: bound name; Store: buffer
+  Expr init, cond, step;    // For: for (name = init; cond; name += step)
+  bool parallel = false;    // For: iterations may run concurrently
+  Expr value;               // Let: bound index value; Store: stored value
+  Expr index;               // Store: flat element index
+  Stmt thenCase, elseCase;  // If (cond in `cond`)
 };
 
 Stmt block(std::vector<Stmt> stmts);

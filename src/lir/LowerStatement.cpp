@@ -13,18 +13,22 @@ class InstanceLowering {
 
   Expr value(const te::Expr& e) {
     switch (e->kind) {
-      case te::ExprKind::Const: return imm(e->value, e->type);
-      case te::ExprKind::Var: return cast(te::DType::I32, indexVar(indexVarName(e->name)));
+      case te::ExprKind::Const:
+        return imm(e->value, e->type);
+      case te::ExprKind::Var:
+        return cast(te::DType::I32, indexVar(indexVarName(e->name)));
       case te::ExprKind::Access: {
         const te::TensorDecl& t = program_.tensor(e->name);
         return load(e->name, t.dtype, flatIndex(t, e->operands, checkedReads_.count(e.get()) > 0));
       }
-      case te::ExprKind::Unary: return unary(e->unaryOp, e->type, value(e->operands[0]));
+      case te::ExprKind::Unary:
+        return unary(e->unaryOp, e->type, value(e->operands[0]));
       case te::ExprKind::Binary:
         return binary(e->binaryOp, e->type, value(e->operands[0]), value(e->operands[1]));
       case te::ExprKind::Select:
         return select(e->type, value(e->operands[0]), value(e->operands[1]), value(e->operands[2]));
-      case te::ExprKind::Cast: return cast(e->type, value(e->operands[0]));
+      case te::ExprKind::Cast:
+        return cast(e->type, value(e->operands[0]));
     }
     throw InternalError("lower-statement", "unknown expression kind");
   }
@@ -34,7 +38,9 @@ class InstanceLowering {
     Expr flat = indexImm(0);
     for (size_t d = 0; d < indices.size(); ++d) {
       Expr i = index(indices[d], t.shape[d], checked);
-      flat = d == 0 ? i : indexBinary(te::BinaryOp::Add, indexBinary(te::BinaryOp::Mul, flat, indexImm(t.shape[d])), i);
+      flat = d == 0 ? i
+                    : indexBinary(te::BinaryOp::Add,
+                                  indexBinary(te::BinaryOp::Mul, flat, indexImm(t.shape[d])), i);
     }
     return flat;
   }
@@ -69,17 +75,28 @@ class InstanceLowering {
 Expr combine(te::Reduction r, te::DType t, Expr acc, Expr v) {
   te::BinaryOp op = te::BinaryOp::Add;
   switch (r) {
-    case te::Reduction::Sum: op = te::BinaryOp::Add; break;
-    case te::Reduction::Prod: op = te::BinaryOp::Mul; break;
-    case te::Reduction::Max: op = te::BinaryOp::Max; break;
-    case te::Reduction::Min: op = te::BinaryOp::Min; break;
-    case te::Reduction::None: throw InternalError("lower-statement", "combine without a reduction");
+    case te::Reduction::Sum:
+      op = te::BinaryOp::Add;
+      break;
+    case te::Reduction::Prod:
+      op = te::BinaryOp::Mul;
+      break;
+    case te::Reduction::Max:
+      op = te::BinaryOp::Max;
+      break;
+    case te::Reduction::Min:
+      op = te::BinaryOp::Min;
+      break;
+    case te::Reduction::None:
+      throw InternalError("lower-statement", "combine without a reduction");
   }
   te::DType rt = te::binaryResultType(op, t, v->type);
   return binary(op, rt, std::move(acc), std::move(v));
 }
 
-Expr storable(te::DType bufferType, Expr v) { return v->type == bufferType ? v : cast(bufferType, std::move(v)); }
+Expr storable(te::DType bufferType, Expr v) {
+  return v->type == bufferType ? v : cast(bufferType, std::move(v));
+}
 
 }  // namespace
 
@@ -91,7 +108,8 @@ Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& state
   const te::Stage& stage = program.stages[statement.stage];
   const te::TensorDecl& out = program.tensor(stage.output);
   std::vector<Stmt> stmts;
-  for (size_t d = 0; d < dimValues.size(); ++d) stmts.push_back(let(indexVarName(statement.dims[d]), dimValues[d]));
+  for (size_t d = 0; d < dimValues.size(); ++d)
+    stmts.push_back(let(indexVarName(statement.dims[d]), dimValues[d]));
 
   InstanceLowering lower(scop, checksIndices);
   std::vector<te::Expr> lhs;
@@ -99,8 +117,12 @@ Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& state
   Expr target = lower.flatIndex(out, lhs);
   Expr v;
   switch (statement.kind) {
-    case poly::StatementKind::Assign: v = lower.value(stage.rhs); break;
-    case poly::StatementKind::Init: v = imm(te::reductionIdentity(stage.reduction, out.dtype), out.dtype); break;
+    case poly::StatementKind::Assign:
+      v = lower.value(stage.rhs);
+      break;
+    case poly::StatementKind::Init:
+      v = imm(te::reductionIdentity(stage.reduction, out.dtype), out.dtype);
+      break;
     case poly::StatementKind::Update:
       v = combine(stage.reduction, out.dtype, load(out.name, out.dtype, target), lower.value(stage.rhs));
       break;

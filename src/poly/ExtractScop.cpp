@@ -11,17 +11,18 @@ namespace {
 // that look like statement names) get positional names in isl text.
 std::string islDimName(const std::string& v, size_t pos) {
   static const std::set<std::string> reserved = {
-      "and", "or", "not", "xor", "implies", "min", "max", "mod", "floor", "ceil", "exists", "infty",
-      "NaN", "true", "false", "rat", "domain", "range", "params", "any"};
+      "and",    "or",    "not", "xor",  "implies", "min", "max",    "mod",   "floor",  "ceil",
+      "exists", "infty", "NaN", "true", "false",   "rat", "domain", "range", "params", "any"};
   bool ok = !v.empty() && (std::isalpha(static_cast<unsigned char>(v[0])) || v[0] == '_');
   for (char c : v) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok || reserved.count(v) || (v.size() > 1 && v[0] == 'S' && std::isdigit(static_cast<unsigned char>(v[1]))))
+  if (!ok || reserved.count(v) ||
+      (v.size() > 1 && v[0] == 'S' && std::isdigit(static_cast<unsigned char>(v[1]))))
     return "i" + std::to_string(pos) + "_";
   return v;
 }
 
 struct StatementText {
-  std::string tuple;  // "S0[m, n, k]"
+  std::string tuple;                           // "S0[m, n, k]"
   std::map<std::string, std::string> dimName;  // te var -> isl dim name
 };
 
@@ -81,12 +82,18 @@ void collectAccesses(const te::Expr& e, std::vector<const te::ExprNode*>& out) {
 
 const char* negatedComparison(te::BinaryOp op) {
   switch (op) {
-    case te::BinaryOp::Lt: return ">=";
-    case te::BinaryOp::Le: return ">";
-    case te::BinaryOp::Gt: return "<=";
-    case te::BinaryOp::Ge: return "<";
-    case te::BinaryOp::Eq: return "!=";
-    default: return "=";  // Ne
+    case te::BinaryOp::Lt:
+      return ">=";
+    case te::BinaryOp::Le:
+      return ">";
+    case te::BinaryOp::Gt:
+      return "<=";
+    case te::BinaryOp::Ge:
+      return "<";
+    case te::BinaryOp::Eq:
+      return "!=";
+    default:
+      return "=";  // Ne
   }
 }
 
@@ -145,8 +152,9 @@ void collectGuardedReads(const te::Expr& e, const std::string& guard, const Stat
 }
 
 // True when some point of the domain evaluates `access` with an index outside the tensor.
-bool mayReadOutOfBounds(isl::ctx ctx, const te::Program& p, const te::ExprNode& access, const std::string& guard,
-                        const StatementText& st, const std::string& domainConstraints) {
+bool mayReadOutOfBounds(isl::ctx ctx, const te::Program& p, const te::ExprNode& access,
+                        const std::string& guard, const StatementText& st,
+                        const std::string& domainConstraints) {
   const te::TensorDecl& t = p.tensor(access.name);
   std::string outside;
   for (size_t d = 0; d < access.operands.size(); ++d) {
@@ -216,7 +224,8 @@ Scop extractScop(isl::ctx ctx, const te::Program& program) {
       if (kind != StatementKind::Init) {
         std::vector<const te::ExprNode*> accesses;
         collectAccesses(stage.rhs, accesses);
-        for (const auto* a : accesses) s.reads = s.reads.unite(isl::union_map(readRelation(ctx, program, *a, st, constraints)));
+        for (const auto* a : accesses)
+          s.reads = s.reads.unite(isl::union_map(readRelation(ctx, program, *a, st, constraints)));
         std::vector<std::pair<const te::ExprNode*, std::string>> guarded;
         collectGuardedReads(stage.rhs, "", st, guarded);
         for (const auto& [a, guard] : guarded)
@@ -265,7 +274,8 @@ Scop extractScop(isl::ctx ctx, const te::Program& program) {
     const te::Stage& stage = program.stages[si];
     const auto& stmts = byStage[si].statements;
     node = node.child(static_cast<int>(si)).child(0);  // filter -> its child
-    if (!stage.indices.empty()) node = node.insert_partial_schedule(bandText(stmts, 0, stage.indices.size())).child(0);
+    if (!stage.indices.empty())
+      node = node.insert_partial_schedule(bandText(stmts, 0, stage.indices.size())).child(0);
     int updateIdx = stmts.back();
     size_t nred = stage.reductionVars.size();
     if (stmts.size() == 2) {
@@ -273,7 +283,11 @@ Scop extractScop(isl::ctx ctx, const te::Program& program) {
       parts = parts.add(filterOf({stmts[0]})).add(filterOf({stmts[1]}));
       node = node.insert_sequence(parts);
       if (nred > 0)
-        node = node.child(1).child(0).insert_partial_schedule(bandText({updateIdx}, stage.indices.size(), nred)).parent().parent();
+        node = node.child(1)
+                   .child(0)
+                   .insert_partial_schedule(bandText({updateIdx}, stage.indices.size(), nred))
+                   .parent()
+                   .parent();
     } else if (nred > 0) {
       node = node.insert_partial_schedule(bandText({updateIdx}, stage.indices.size(), nred));
     }

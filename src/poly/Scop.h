@@ -21,13 +21,13 @@ enum class StatementKind {
 };
 
 struct Statement {
-  std::string name;               // isl tuple name, "S0", "S1", ...
-  int stage = 0;                  // index into Program::stages
+  std::string name;  // isl tuple name, "S0", "S1", ...
+  int stage = 0;     // index into Program::stages
   StatementKind kind = StatementKind::Assign;
   std::vector<std::string> dims;  // te index variables, in domain order (LHS then reduction vars)
   isl::set domain;
-  isl::union_map reads;           // may-reads (over-approximated for indirect and guarded reads)
-  isl::union_map writes;          // must-writes
+  isl::union_map reads;   // may-reads (over-approximated for indirect and guarded reads)
+  isl::union_map writes;  // must-writes
 };
 
 struct Dependences {

@@ -22,14 +22,22 @@ Buffer::Buffer(te::DType dtype, std::vector<int64_t> shape) : dtype_(dtype), sha
 double Buffer::get(int64_t i) const {
   const unsigned char* p = storage_.get();
   switch (dtype_) {
-    case te::DType::F32: return reinterpret_cast<const float*>(p)[i];
-    case te::DType::F64: return reinterpret_cast<const double*>(p)[i];
-    case te::DType::F16: return tessel_f16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
-    case te::DType::BF16: return tessel_bf16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
-    case te::DType::I32: return reinterpret_cast<const int32_t*>(p)[i];
-    case te::DType::I8: return reinterpret_cast<const int8_t*>(p)[i];
-    case te::DType::U8: return reinterpret_cast<const uint8_t*>(p)[i];
-    case te::DType::Bool: return reinterpret_cast<const uint8_t*>(p)[i] ? 1.0 : 0.0;
+    case te::DType::F32:
+      return reinterpret_cast<const float*>(p)[i];
+    case te::DType::F64:
+      return reinterpret_cast<const double*>(p)[i];
+    case te::DType::F16:
+      return tessel_f16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
+    case te::DType::BF16:
+      return tessel_bf16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
+    case te::DType::I32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case te::DType::I8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case te::DType::U8:
+      return reinterpret_cast<const uint8_t*>(p)[i];
+    case te::DType::Bool:
+      return reinterpret_cast<const uint8_t*>(p)[i] ? 1.0 : 0.0;
   }
   return 0;
 }
@@ -37,18 +45,30 @@ double Buffer::get(int64_t i) const {
 void Buffer::set(int64_t i, double v) {
   unsigned char* p = storage_.get();
   switch (dtype_) {
-    case te::DType::F32: reinterpret_cast<float*>(p)[i] = static_cast<float>(v); return;
-    case te::DType::F64: reinterpret_cast<double*>(p)[i] = v; return;
+    case te::DType::F32:
+      reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+      return;
+    case te::DType::F64:
+      reinterpret_cast<double*>(p)[i] = v;
+      return;
     case te::DType::F16:
       reinterpret_cast<uint16_t*>(p)[i] = tessel_f32_to_f16(static_cast<float>(v));
       return;
     case te::DType::BF16:
       reinterpret_cast<uint16_t*>(p)[i] = tessel_f32_to_bf16(static_cast<float>(v));
       return;
-    case te::DType::I32: reinterpret_cast<int32_t*>(p)[i] = tessel_to_i32(v); return;
-    case te::DType::I8: reinterpret_cast<int8_t*>(p)[i] = tessel_to_i8(v); return;
-    case te::DType::U8: reinterpret_cast<uint8_t*>(p)[i] = tessel_to_u8(v); return;
-    case te::DType::Bool: reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0; return;
+    case te::DType::I32:
+      reinterpret_cast<int32_t*>(p)[i] = tessel_to_i32(v);
+      return;
+    case te::DType::I8:
+      reinterpret_cast<int8_t*>(p)[i] = tessel_to_i8(v);
+      return;
+    case te::DType::U8:
+      reinterpret_cast<uint8_t*>(p)[i] = tessel_to_u8(v);
+      return;
+    case te::DType::Bool:
+      reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0;
+      return;
   }
 }
 
@@ -66,6 +86,11 @@ void Buffer::randomize(std::mt19937_64& rng) {
     std::uniform_int_distribution<int> d(dtype_ == te::DType::U8 ? 0 : -8, 8);
     for (int64_t i = 0; i < size_; ++i) set(i, d(rng));
   }
+}
+
+void Buffer::randomizeIndices(std::mt19937_64& rng, int64_t extent) {
+  std::uniform_int_distribution<int64_t> d(0, extent > 0 ? extent - 1 : 0);
+  for (int64_t i = 0; i < size_; ++i) set(i, static_cast<double>(d(rng)));
 }
 
 }  // namespace tessel::runtime

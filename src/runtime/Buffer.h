@@ -31,6 +31,8 @@ class Buffer {
   // Values suited to testing each dtype: floats in [-1, 1), integers in a small
   // range, bools 0/1. Deterministic for a given generator state.
   void randomize(std::mt19937_64& rng);
+  // Integers uniform in [0, extent): inputs that index other tensors.
+  void randomizeIndices(std::mt19937_64& rng, int64_t extent);
 
  private:
   te::DType dtype_ = te::DType::F32;

@@ -84,7 +84,8 @@ void runCompiler(const std::string& cSource, const std::string& outPath, const C
   }
   if (code != 0) {
     // Keep the source next to the failure for the bug report.
-    throw InternalError("c-compile", "generated C failed to compile (" + cPath + "):\n" + output.substr(0, 4000));
+    throw InternalError("c-compile",
+                        "generated C failed to compile (" + cPath + "):\n" + output.substr(0, 4000));
   }
   fs::remove(cPath);
   // rename() is atomic: concurrent compilations of the same kernel never see a partial file.
@@ -106,7 +107,8 @@ CompiledObject compileSharedObject(const std::string& cSource, const CCompilerOp
   return {path, false};
 }
 
-void compileSharedObjectTo(const std::string& cSource, const std::string& outPath, const CCompilerOptions& o) {
+void compileSharedObjectTo(const std::string& cSource, const std::string& outPath,
+                           const CCompilerOptions& o) {
   runCompiler(cSource, outPath, o);
 }
 

@@ -8,14 +8,14 @@
 namespace tessel::runtime {
 
 struct CCompilerOptions {
-  std::string compiler;          // default: $TESSEL_CC, else "cc"
+  std::string compiler;            // default: $TESSEL_CC, else "cc"
   std::vector<std::string> flags;  // default: -std=c11 -O3 -march=native -fPIC -shared -fopenmp ...
-  std::string cacheDir;          // default: $TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else ~/.cache/tessel
+  std::string cacheDir;  // default: $TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else ~/.cache/tessel
   static CCompilerOptions defaults();
 };
 
 struct CompiledObject {
-  std::string path;     // the shared object
+  std::string path;  // the shared object
   bool fromCache = false;
 };
 
@@ -24,6 +24,7 @@ struct CompiledObject {
 CompiledObject compileSharedObject(const std::string& cSource, const CCompilerOptions& options);
 
 // Compiles into `outPath` directly (ahead-of-time libraries), no cache.
-void compileSharedObjectTo(const std::string& cSource, const std::string& outPath, const CCompilerOptions& options);
+void compileSharedObjectTo(const std::string& cSource, const std::string& outPath,
+                           const CCompilerOptions& options);
 
 }  // namespace tessel::runtime

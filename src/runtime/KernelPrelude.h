@@ -36,8 +36,8 @@ static inline float tessel_f16_to_f32(tessel_f16 h) {
     if (sign) f = -f;
     return f;
   }
-  uint32_t bits = exp == 31 ? (sign | 0x7F800000u | (man << 13))
-                            : (sign | ((exp + 112u) << 23) | (man << 13));
+  uint32_t bits =
+      exp == 31 ? (sign | 0x7F800000u | (man << 13)) : (sign | ((exp + 112u) << 23) | (man << 13));
   memcpy(&f, &bits, 4);
   return f;
 }

@@ -9,9 +9,12 @@ namespace tessel::schedule {
 
 const char* fusionStrategyName(FusionStrategy f) {
   switch (f) {
-    case FusionStrategy::Min: return "min";
-    case FusionStrategy::Smart: return "smart";
-    case FusionStrategy::Max: return "max";
+    case FusionStrategy::Min:
+      return "min";
+    case FusionStrategy::Smart:
+      return "smart";
+    case FusionStrategy::Max:
+      return "max";
   }
   return "?";
 }

@@ -8,40 +8,68 @@ namespace tessel::te {
 
 const char* unaryOpName(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Neg: return "-";
-    case UnaryOp::Not: return "!";
-    case UnaryOp::Abs: return "abs";
-    case UnaryOp::Exp: return "exp";
-    case UnaryOp::Log: return "log";
-    case UnaryOp::Sqrt: return "sqrt";
-    case UnaryOp::Rsqrt: return "rsqrt";
-    case UnaryOp::Tanh: return "tanh";
-    case UnaryOp::Sigmoid: return "sigmoid";
-    case UnaryOp::Erf: return "erf";
-    case UnaryOp::Floor: return "floor";
-    case UnaryOp::Ceil: return "ceil";
+    case UnaryOp::Neg:
+      return "-";
+    case UnaryOp::Not:
+      return "!";
+    case UnaryOp::Abs:
+      return "abs";
+    case UnaryOp::Exp:
+      return "exp";
+    case UnaryOp::Log:
+      return "log";
+    case UnaryOp::Sqrt:
+      return "sqrt";
+    case UnaryOp::Rsqrt:
+      return "rsqrt";
+    case UnaryOp::Tanh:
+      return "tanh";
+    case UnaryOp::Sigmoid:
+      return "sigmoid";
+    case UnaryOp::Erf:
+      return "erf";
+    case UnaryOp::Floor:
+      return "floor";
+    case UnaryOp::Ceil:
+      return "ceil";
   }
   return "?";
 }
 
 const char* binaryOpName(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::Div: return "/";
-    case BinaryOp::Mod: return "%";
-    case BinaryOp::Min: return "min";
-    case BinaryOp::Max: return "max";
-    case BinaryOp::Pow: return "pow";
-    case BinaryOp::Lt: return "<";
-    case BinaryOp::Le: return "<=";
-    case BinaryOp::Gt: return ">";
-    case BinaryOp::Ge: return ">=";
-    case BinaryOp::Eq: return "==";
-    case BinaryOp::Ne: return "!=";
-    case BinaryOp::And: return "&&";
-    case BinaryOp::Or: return "||";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Sub:
+      return "-";
+    case BinaryOp::Mul:
+      return "*";
+    case BinaryOp::Div:
+      return "/";
+    case BinaryOp::Mod:
+      return "%";
+    case BinaryOp::Min:
+      return "min";
+    case BinaryOp::Max:
+      return "max";
+    case BinaryOp::Pow:
+      return "pow";
+    case BinaryOp::Lt:
+      return "<";
+    case BinaryOp::Le:
+      return "<=";
+    case BinaryOp::Gt:
+      return ">";
+    case BinaryOp::Ge:
+      return ">=";
+    case BinaryOp::Eq:
+      return "==";
+    case BinaryOp::Ne:
+      return "!=";
+    case BinaryOp::And:
+      return "&&";
+    case BinaryOp::Or:
+      return "||";
   }
   return "?";
 }
@@ -84,7 +112,9 @@ Expr access(const std::string& tensor, DType t, std::vector<Expr> indices, Sourc
 Expr unary(UnaryOp op, Expr x, SourceLoc loc) {
   DType t = x->type;
   switch (op) {
-    case UnaryOp::Not: t = DType::Bool; break;
+    case UnaryOp::Not:
+      t = DType::Bool;
+      break;
     case UnaryOp::Neg:
       if (t == DType::Bool || t == DType::U8 || t == DType::I8) t = DType::I32;
       break;
@@ -148,7 +178,9 @@ void print(std::ostream& os, const Expr& e) {
       }
       return;
     }
-    case ExprKind::Var: os << e->name; return;
+    case ExprKind::Var:
+      os << e->name;
+      return;
     case ExprKind::Access: {
       os << e->name;
       if (!e->operands.empty()) {
@@ -277,27 +309,33 @@ std::optional<AffineExpr> toAffine(const Expr& e) {
           return std::nullopt;
         case BinaryOp::Div:
           // Exact constant division only (index arithmetic stays integral).
-          if (a->coeffs.empty() && b->coeffs.empty() && b->constant != 0 &&
-              a->constant % b->constant == 0) {
+          if (a->coeffs.empty() && b->coeffs.empty() && b->constant != 0 && a->constant % b->constant == 0) {
             AffineExpr r;
             r.constant = a->constant / b->constant;
             return r;
           }
           return std::nullopt;
-        default: return std::nullopt;
+        default:
+          return std::nullopt;
       }
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 const char* reductionName(Reduction r) {
   switch (r) {
-    case Reduction::None: return "=";
-    case Reduction::Sum: return "+=";
-    case Reduction::Prod: return "*=";
-    case Reduction::Max: return "max=";
-    case Reduction::Min: return "min=";
+    case Reduction::None:
+      return "=";
+    case Reduction::Sum:
+      return "+=";
+    case Reduction::Prod:
+      return "*=";
+    case Reduction::Max:
+      return "max=";
+    case Reduction::Min:
+      return "min=";
   }
   return "?";
 }
@@ -305,8 +343,10 @@ const char* reductionName(Reduction r) {
 double reductionIdentity(Reduction r, DType t) {
   switch (r) {
     case Reduction::None:
-    case Reduction::Sum: return 0;
-    case Reduction::Prod: return 1;
+    case Reduction::Sum:
+      return 0;
+    case Reduction::Prod:
+      return 1;
     case Reduction::Max:
       if (isFloat(t)) return -std::numeric_limits<double>::infinity();
       if (t == DType::I32) return std::numeric_limits<int32_t>::min();

@@ -39,15 +39,15 @@ std::vector<const TensorDecl*> withRole(const Program& p, TensorRole r) {
 
 std::vector<const TensorDecl*> Program::inputs() const { return withRole(*this, TensorRole::Input); }
 std::vector<const TensorDecl*> Program::outputs() const { return withRole(*this, TensorRole::Output); }
-std::vector<const TensorDecl*> Program::temporaries() const {
-  return withRole(*this, TensorRole::Temporary);
-}
+std::vector<const TensorDecl*> Program::temporaries() const { return withRole(*this, TensorRole::Temporary); }
 
 std::string toString(const Program& p) {
   std::ostringstream os;
   os << "program " << p.name << "\n";
   for (const auto& t : p.tensors) {
-    const char* role = t.role == TensorRole::Input ? "input" : t.role == TensorRole::Output ? "output" : "temp";
+    const char* role = t.role == TensorRole::Input    ? "input"
+                       : t.role == TensorRole::Output ? "output"
+                                                      : "temp";
     os << "  " << role << " " << dtypeName(t.dtype) << " " << t.name << "(";
     for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? "," : "") << t.shape[i];
     os << ")\n";

@@ -17,8 +17,8 @@ namespace tessel::testing {
 namespace {
 
 struct ExampleCase {
-  std::string file;                       // relative to examples/
-  std::map<std::string, int64_t> sizes;   // overrides of the file's defaults
+  std::string file;                      // relative to examples/
+  std::map<std::string, int64_t> sizes;  // overrides of the file's defaults
   schedule::FusionStrategy fusion;
   std::string label;
 };
@@ -60,7 +60,8 @@ std::vector<ExampleCase> allCases() {
   std::sort(shapes.begin(), shapes.end());
   std::vector<ExampleCase> cases;
   for (const auto& [file, sizes] : shapes) {
-    for (auto f : {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max}) {
+    for (auto f :
+         {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max}) {
       std::string label = file.substr(0, file.size() - 3);
       for (const auto& [n, v] : sizes) label += "_" + n + std::to_string(v);
       label += std::string("_") + schedule::fusionStrategyName(f);

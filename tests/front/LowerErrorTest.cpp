@@ -237,7 +237,8 @@ TEST(FrontErrors, GuardedReadsInferAShiftedRange) {
   // Guarded reads bound `i` only as a fallback; here that gives 1:4, so the
   // output would have an unwritten element and the user must say so.
   EXPECT_TC_ERROR("# sizes: N=3\ndef f(float(N) A) -> (O) {\n  O(i) = i > 0 ? A(i - 1) : 0.0\n}\n",
-                  "index 'i' is inferred to range over 1:4, so 'O' would have unwritten elements below 1", 3, 10);
+                  "index 'i' is inferred to range over 1:4, so 'O' would have unwritten elements below 1", 3,
+                  10);
 }
 
 TEST(FrontErrors, CannotInferFromTwoUnknowns) {

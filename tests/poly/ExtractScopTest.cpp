@@ -34,7 +34,8 @@ TEST(ExtractScop, MatmulDomainsAccessesAndDependences) {
   ASSERT_EQ(scop.statements.size(), 2u);
   EXPECT_EQ(scop.statements[0].kind, poly::StatementKind::Init);
   EXPECT_EQ(scop.statements[1].kind, poly::StatementKind::Update);
-  EXPECT_TRUE(scop.statements[0].domain.is_equal(isl::set(isl.ctx(), "{ S0[m, n] : 0 <= m < 4 and 0 <= n < 5 }")));
+  EXPECT_TRUE(
+      scop.statements[0].domain.is_equal(isl::set(isl.ctx(), "{ S0[m, n] : 0 <= m < 4 and 0 <= n < 5 }")));
   EXPECT_TRUE(scop.statements[1].domain.is_equal(
       isl::set(isl.ctx(), "{ S1[m, n, k] : 0 <= m < 4 and 0 <= n < 5 and 0 <= k < 3 }")));
   isl::union_map reads(isl.ctx(),

@@ -36,8 +36,9 @@ isl::schedule scheduleWith(poly::IslContext& isl, const Program& p, schedule::Fu
 // Number of outermost loop nests: children of a top-level sequence, or 1.
 int topLevelNests(const isl::schedule& s) {
   isl::schedule_node n = s.root().child(0);
-  return n.isa<isl::schedule_node_sequence>() || n.isa<isl::schedule_node_set>() ? static_cast<int>(n.n_children())
-                                                                                   : 1;
+  return n.isa<isl::schedule_node_sequence>() || n.isa<isl::schedule_node_set>()
+             ? static_cast<int>(n.n_children())
+             : 1;
 }
 
 TEST(FusionStrategy, MinKeepsStatementsApart) {

@@ -44,6 +44,8 @@ ToolResult runCommand(const std::string& command) {
 
 ToolResult runTessel(const std::string& args) { return runCommand(std::string(TESSEL_BINARY) + " " + args); }
 
-std::string sourcePath(const std::string& relative) { return std::string(TESSEL_SOURCE_DIR) + "/" + relative; }
+std::string sourcePath(const std::string& relative) {
+  return std::string(TESSEL_SOURCE_DIR) + "/" + relative;
+}
 
 }  // namespace tessel::testing

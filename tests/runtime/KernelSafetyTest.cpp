@@ -1,0 +1,91 @@
+// Generated kernels never read outside a tensor: data-dependent indices and
+// reads whose guard cannot be proven are checked at run time (status 1), and
+// padded reads proven safe by isl carry no check at all.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "../front/FrontTestUtil.h"
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "runtime/CCompiler.h"
+#include "runtime/Interpreter.h"
+#include "runtime/KernelLibrary.h"
+
+namespace tessel {
+namespace {
+
+struct Loaded {
+  driver::CompiledProgram cp;
+  std::unique_ptr<runtime::KernelLibrary> lib;
+};
+
+Loaded load(const std::string& tc) {
+  Loaded l;
+  l.cp = driver::compile(front::testing::lowerText(tc), driver::CompileOptions{});
+  auto obj = runtime::compileSharedObject(l.cp.cSource, runtime::CCompilerOptions::defaults());
+  l.lib = std::make_unique<runtime::KernelLibrary>(obj.path, backend::packedEntryName(l.cp.kernel));
+  return l;
+}
+
+TEST(KernelSafety, IndirectIndexOutOfRangeReportsStatus) {
+  Loaded l = load(
+      "# sizes: B=3 R=4 N=5\n"
+      "def lut(float(B, R) LUT, int32(B, N) I) -> (O) {\n  O(b, n) +=! LUT(I(b, n), r)\n}\n");
+  EXPECT_NE(l.cp.cSource.find("tessel_checked_index(tessel_trunc_i64"), std::string::npos);
+  runtime::Buffer lut(te::DType::F32, {3, 4}), idx(te::DType::I32, {3, 5}), out(te::DType::F32, {3, 5});
+  std::mt19937_64 rng(7);
+  lut.randomize(rng);
+  idx.randomizeIndices(rng, 3);
+  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), backend::kKernelOk);
+  auto want = runtime::interpret(l.cp.program, {{"LUT", lut}, {"I", idx}});
+  for (int64_t i = 0; i < out.size(); ++i) EXPECT_FLOAT_EQ(out.get(i), want.at("O").get(i));
+  idx.set(7, 3);  // row 3 of a 3-row table
+  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), backend::kKernelBadIndex);
+  idx.set(7, -1);
+  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), backend::kKernelBadIndex);
+  EXPECT_THROW(runtime::interpret(l.cp.program, {{"LUT", lut}, {"I", idx}}), UserError);
+}
+
+TEST(KernelSafety, DataDependentGuardIsCheckedAtRunTime) {
+  Loaded l = load(
+      "# sizes: N=6\n"
+      "def shift(float(N) A, float(N) B) -> (O) {\n  O(i) = A(i) > 0 ? B(i + 1) : 0\n}\n");
+  EXPECT_NE(l.cp.cSource.find("tessel_checked_index(tessel_trunc_i64"), std::string::npos);
+  runtime::Buffer a(te::DType::F32, {6}), b(te::DType::F32, {6}), o(te::DType::F32, {6});
+  b.fill(2);
+  a.fill(-1);
+  EXPECT_EQ(l.lib->call({&a, &b, &o}), backend::kKernelOk);
+  a.set(5, 1);  // reads B(6)
+  EXPECT_EQ(l.lib->call({&a, &b, &o}), backend::kKernelBadIndex);
+}
+
+TEST(KernelSafety, ProvenPaddedReadsAreNotChecked) {
+  Loaded l = load(
+      "# sizes: H=9\n"
+      "def pad(float(H) I) -> (O) {\n"
+      "  O(h) +=! (h + k - 1 >= 0 && h + k - 1 < H) ? I(h + k - 1) : 0 where h in 0:H, k in 0:3\n}\n");
+  EXPECT_EQ(l.cp.cSource.find("tessel_checked_index(tessel_trunc_i64"), std::string::npos);
+}
+
+TEST(KernelSafety, InsufficientAffineGuardIsChecked) {
+  // The guard forgets the upper bound: h + 1 reaches H.
+  Loaded l = load(
+      "# sizes: H=9\n"
+      "def pad(float(H) I) -> (O) {\n  O(h) = h >= 0 ? I(h + 1) : 0 where h in 0:H\n}\n");
+  EXPECT_NE(l.cp.cSource.find("tessel_checked_index(tessel_trunc_i64"), std::string::npos);
+  runtime::Buffer in(te::DType::F32, {9}), out(te::DType::F32, {9});
+  EXPECT_EQ(l.lib->call({&in, &out}), backend::kKernelBadIndex);
+}
+
+TEST(KernelSafety, LibraryNameClashIsRenamed) {
+  Loaded l = load("# sizes: N=4\ndef abs(float(N) A) -> (O) {\n  O(i) = fabs(A(i))\n}\n");
+  EXPECT_EQ(backend::kernelSymbol(l.cp.kernel), "abs_kernel");
+  runtime::Buffer a(te::DType::F32, {4}), o(te::DType::F32, {4});
+  a.fill(-3);
+  EXPECT_EQ(l.lib->call({&a, &o}), backend::kKernelOk);
+  EXPECT_EQ(o.get(2), 3.0);
+}
+
+}  // namespace
+}  // namespace tessel
