@@ -176,6 +176,8 @@ Scop extractScop(isl::ctx ctx, const te::Program& program) {
   scop.domain = isl::union_set::empty(ctx);
   scop.reads = isl::union_map::empty(ctx);
   scop.writes = isl::union_map::empty(ctx);
+  // Filled by computeDependences; empty (not null) so a Scop copies safely.
+  scop.deps = {scop.writes, scop.writes, scop.writes};
 
   isl::schedule schedule;
   std::vector<isl::union_set> stageFilters;

@@ -26,13 +26,6 @@ struct ExampleCase {
 // Keeps ctest's test names short (the default prints the bytes).
 void PrintTo(const ExampleCase& c, std::ostream* os) { *os << c.label; }
 
-std::string readAll(const std::string& path) {
-  std::ifstream f(path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::map<std::string, int64_t> parseSizes(const std::string& text) {
   std::map<std::string, int64_t> sizes;
   std::istringstream in(text);
@@ -49,7 +42,7 @@ std::vector<ExampleCase> allCases() {
   std::vector<std::pair<std::string, std::map<std::string, int64_t>>> shapes;
   for (const auto& entry : std::filesystem::directory_iterator(sourcePath("examples")))
     if (entry.path().extension() == ".tc") shapes.push_back({entry.path().filename().string(), {}});
-  std::istringstream lines(readAll(sourcePath("tests/e2e/example_shapes.txt")));
+  std::istringstream lines(readText(sourcePath("tests/e2e/example_shapes.txt")));
   std::string line;
   while (std::getline(lines, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -77,7 +70,7 @@ class Examples : public ::testing::TestWithParam<ExampleCase> {};
 
 TEST_P(Examples, MatchesInterpreter) {
   const ExampleCase& c = GetParam();
-  front::Source src{"examples/" + c.file, readAll(sourcePath("examples/" + c.file))};
+  front::Source src{"examples/" + c.file, readText(sourcePath("examples/" + c.file))};
   auto module = front::parse(src);
   auto sizes = front::defaultSizes(src);
   for (const auto& [n, v] : c.sizes) sizes[n] = v;

@@ -22,18 +22,11 @@ struct DocCase {
 };
 void PrintTo(const DocCase& c, std::ostream* os) { *os << c.file << ":" << c.entry; }
 
-std::string readAll(const std::string& path) {
-  std::ifstream f(path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::vector<DocCase> acceptedDefs() {
   std::vector<DocCase> cases;
   for (const auto& e : std::filesystem::directory_iterator(sourcePath("tests/tc_docs"))) {
     if (e.path().extension() != ".tc") continue;
-    front::Source src{e.path().string(), readAll(e.path().string())};
+    front::Source src{e.path().string(), readText(e.path().string())};
     try {
       auto m = front::parse(src);
       for (const auto& name : front::defNames(*m)) {
@@ -58,7 +51,7 @@ class TcDocs : public ::testing::TestWithParam<DocCase> {};
 TEST_P(TcDocs, CompilesAndMatchesInterpreter) {
   const DocCase& c = GetParam();
   std::string path = sourcePath("tests/tc_docs/" + c.file);
-  front::Source src{path, readAll(path)};
+  front::Source src{path, readText(path)};
   auto m = front::parse(src);
   te::Program p = front::lower(*m, c.entry, front::defaultSizes(src));
   for (auto fusion : {schedule::FusionStrategy::Min, schedule::FusionStrategy::Max}) {

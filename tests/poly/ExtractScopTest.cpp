@@ -4,6 +4,7 @@
 #include "poly/Dependences.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
+#include "../front/FrontTestUtil.h"
 
 namespace tessel {
 namespace {
@@ -48,6 +49,80 @@ TEST(ExtractScop, MatmulDomainsAccessesAndDependences) {
                       "{ S0[m, n] -> S1[m, n, 0] : 0 <= m < 4 and 0 <= n < 5;"
                       "  S1[m, n, k] -> S1[m, n, k + 1] : 0 <= m < 4 and 0 <= n < 5 and 0 <= k < 2 }");
   EXPECT_TRUE(scop.deps.flow.is_equal(flow)) << scop.deps.flow;
+}
+
+}  // namespace
+}  // namespace tessel
+
+namespace tessel {
+namespace {
+
+struct Extracted {
+  poly::IslContext isl;
+  te::Program program;
+  poly::Scop scop;
+};
+
+std::unique_ptr<Extracted> extract(const std::string& tc) {
+  auto e = std::make_unique<Extracted>();
+  e->program = front::testing::lowerText(tc);
+  e->scop = poly::extractScop(e->isl.ctx(), e->program);
+  e->scop.deps = poly::computeDependences(e->scop);
+  return e;
+}
+
+isl::union_map umap(const Extracted& e, const std::string& text) { return isl::union_map(e.isl.ctx(), text); }
+
+TEST(ExtractScop, StridedWindowReads) {
+  auto e = extract("# sizes: W=9\ndef f(float(W) I) -> (O) {\n  O(h) +=! I(2 * h + k) where k in 0:3\n}\n");
+  // h is inferred so that 2h + k stays below 9 for every k: 0 <= h <= 3.
+  EXPECT_TRUE(e->scop.reads.is_equal(umap(*e,
+                                          "{ S1[h, k] -> I[2h + k] : 0 <= h <= 3 and 0 <= k <= 2;"
+                                          "  S1[h, k] -> O[h] : 0 <= h <= 3 and 0 <= k <= 2 }")))
+      << e->scop.reads;
+  EXPECT_TRUE(e->scop.writes.is_equal(
+      umap(*e, "{ S0[h] -> O[h] : 0 <= h <= 3; S1[h, k] -> O[h] : 0 <= h <= 3 and 0 <= k <= 2 }")))
+      << e->scop.writes;
+}
+
+TEST(ExtractScop, GuardedReadIsClippedToTheTensor) {
+  auto e = extract(
+      "# sizes: H=5\ndef f(float(H) I) -> (O) {\n"
+      "  O(h) +=! (h + k - 1 >= 0 && h + k - 1 < H) ? I(h + k - 1) : 0 where h in 0:H, k in 0:3\n}\n");
+  isl::union_map readsOfI = e->scop.reads.intersect_range(isl::union_set(e->isl.ctx(), "{ I[x] }"));
+  EXPECT_TRUE(readsOfI.is_equal(
+      umap(*e, "{ S1[h, k] -> I[h + k - 1] : 0 <= h <= 4 and 0 <= k <= 2 and 1 <= h + k <= 5 }")))
+      << readsOfI;
+  EXPECT_TRUE(e->scop.checkedReads.empty());
+}
+
+TEST(ExtractScop, IndirectReadIsOverApproximated) {
+  auto e = extract(
+      "# sizes: B=2 R=3 N=4\ndef lut(float(B, R) LUT, int32(B, N) I) -> (O) {\n  O(b, n) +=! LUT(I(b, n), r)\n}\n");
+  isl::union_map readsOfLut = e->scop.reads.intersect_range(isl::union_set(e->isl.ctx(), "{ LUT[x, y] }"));
+  EXPECT_TRUE(readsOfLut.is_equal(umap(
+      *e, "{ S1[b, n, r] -> LUT[x, r] : 0 <= b <= 1 and 0 <= n <= 3 and 0 <= r <= 2 and 0 <= x <= 1 }")))
+      << readsOfLut;
+}
+
+TEST(ExtractScop, ProducerConsumerAndFalseDependences) {
+  auto e = extract(
+      "# sizes: N=4\ndef f(float(N) A) -> (O) {\n"
+      "  T(i) = A(i) * 2\n  O(i) = T(3 - i)\n  O(i) = O(i) + 1\n}\n");
+  ASSERT_EQ(e->scop.statements.size(), 3u);
+  EXPECT_TRUE(e->scop.deps.flow.is_equal(
+      umap(*e, "{ S0[i] -> S1[3 - i] : 0 <= i <= 3; S1[i] -> S2[i] : 0 <= i <= 3 }")))
+      << e->scop.deps.flow;
+  // S2 rewrites what S1 wrote (output) after S2's own read (anti within S2 is the same instance: none).
+  EXPECT_TRUE(e->scop.deps.output.is_equal(umap(*e, "{ S1[i] -> S2[i] : 0 <= i <= 3 }"))) << e->scop.deps.output;
+  EXPECT_TRUE(e->scop.deps.anti.is_empty()) << e->scop.deps.anti;
+}
+
+TEST(ExtractScop, TemporaryIsAnArrayLikeAnyOther) {
+  auto e = extract(
+      "# sizes: N=3\ndef f(float(N) A) -> (O) {\n  T(i) = exp(A(i))\n  O(i) = T(i) / 2\n}\n");
+  EXPECT_EQ(e->program.temporaries().size(), 1u);
+  EXPECT_TRUE(e->scop.deps.flow.is_equal(umap(*e, "{ S0[i] -> S1[i] : 0 <= i <= 2 }")));
 }
 
 }  // namespace

@@ -10,14 +10,12 @@
 
 namespace tessel::testing {
 
-namespace {
-std::string slurp(const std::string& path) {
+std::string readText(const std::string& path) {
   std::ifstream f(path);
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
 }
-}  // namespace
 
 std::string makeTempDir(const std::string& prefix) {
   std::string tmpl = "/tmp/" + prefix + "XXXXXX";
@@ -36,8 +34,8 @@ ToolResult runCommand(const std::string& command) {
   int status = std::system(cmd.c_str());
   ToolResult r;
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir + "/out");
-  r.err = slurp(dir + "/err");
+  r.out = readText(dir + "/out");
+  r.err = readText(dir + "/err");
   std::system(("rm -rf " + dir).c_str());
   return r;
 }

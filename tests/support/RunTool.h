@@ -18,5 +18,6 @@ ToolResult runTessel(const std::string& args);
 std::string sourcePath(const std::string& relative);  // absolute path inside the repository
 std::string makeTempDir(const std::string& prefix);
 void writeText(const std::string& path, const std::string& text);
+std::string readText(const std::string& path);
 
 }  // namespace tessel::testing
