@@ -18,6 +18,7 @@ struct CompileArgs {
   std::string dumpAfter;
   std::string outDir;
   std::string fusion = "smart";
+  std::string scheduleFile;
 };
 
 void writeFile(const std::string& path, const std::string& text) {
@@ -29,6 +30,10 @@ int compileCommand(const CompileArgs& a) {
   LoadedProgram lp = loadProgram(a.spec);
   driver::CompileOptions co;
   co.fusion = schedule::parseFusionStrategy(a.fusion);
+  if (!a.scheduleFile.empty()) {
+    co.scheduleText = readTextFile(a.scheduleFile);
+    co.scheduleOrigin = a.scheduleFile;
+  }
   co.dumpAfter = a.dumpAfter;
   driver::CompiledProgram cp = driver::compile(lp.program, co);
   if (!a.dumpAfter.empty()) std::cout << cp.dump;
@@ -74,6 +79,10 @@ CommandRunner addCompileCommand(CLI::App& app) {
   cmd->add_option("-o,--output", args->outDir, "write NAME.h, NAME.c and libNAME.so into this directory");
   cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
       ->check(CLI::IsMember({"min", "smart", "max"}));
+  cmd->add_option(
+      "--schedule", args->scheduleFile,
+      "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
+      "it is checked against the dependences");
   return [args] { return compileCommand(*args); };
 }
 

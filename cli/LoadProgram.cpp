@@ -7,9 +7,7 @@
 
 namespace tessel::cli {
 
-namespace {
-
-std::string readFile(const std::string& path) {
+std::string readTextFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) userError("cannot open '" + path + "'");
   std::ostringstream ss;
@@ -17,6 +15,8 @@ std::string readFile(const std::string& path) {
   if (f.bad()) userError("cannot read '" + path + "'");
   return ss.str();
 }
+
+namespace {
 
 std::pair<std::string, int64_t> parseSizeArg(const std::string& arg) {
   auto eq = arg.find('=');
@@ -38,7 +38,7 @@ std::pair<std::string, int64_t> parseSizeArg(const std::string& arg) {
 }  // namespace
 
 LoadedProgram loadProgram(const ProgramSpec& spec) {
-  front::Source src{spec.file, readFile(spec.file)};
+  front::Source src{spec.file, readTextFile(spec.file)};
   auto module = front::parse(src);
   std::map<std::string, int64_t> sizes = front::defaultSizes(src);
   auto names = front::sizeNames(*module, spec.entry);

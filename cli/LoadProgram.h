@@ -20,6 +20,9 @@ struct LoadedProgram {
   std::map<std::string, int64_t> sizes;  // as bound (defaults from `# sizes:` + --size)
 };
 
+// The whole file; UserError if it cannot be read.
+std::string readTextFile(const std::string& path);
+
 // Throws UserError for a missing file, malformed --size, unknown size name,
 // non-positive size, and every front-end error.
 LoadedProgram loadProgram(const ProgramSpec& spec);

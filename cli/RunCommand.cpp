@@ -19,12 +19,17 @@ struct RunArgs {
   int threads = 0;
   uint64_t seed = 1;
   std::string fusion = "smart";
+  std::string scheduleFile;
 };
 
 int runCommand(const RunArgs& a) {
   LoadedProgram lp = loadProgram(a.spec);
   driver::CompileOptions co;
   co.fusion = schedule::parseFusionStrategy(a.fusion);
+  if (!a.scheduleFile.empty()) {
+    co.scheduleText = readTextFile(a.scheduleFile);
+    co.scheduleOrigin = a.scheduleFile;
+  }
   driver::CompiledProgram cp = driver::compile(lp.program, co);
   runtime::RunOptions ro;
   ro.check = a.check;
@@ -81,6 +86,10 @@ CommandRunner addRunCommand(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "seed of the random inputs");
   cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
       ->check(CLI::IsMember({"min", "smart", "max"}));
+  cmd->add_option(
+      "--schedule", args->scheduleFile,
+      "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
+      "it is checked against the dependences");
   cmd->add_flag("--json", args->json, "print one JSON object (check, max_abs_err, median_ms, runs, ...)");
   return [args] { return runCommand(*args); };
 }

@@ -6,12 +6,14 @@
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
 #include "poly/Print.h"
+#include "schedule/CheckSchedule.h"
 
 namespace tessel::driver {
 
 std::string CompileOptions::toString() const {
   std::string s = "fusion=" + std::string(schedule::fusionStrategyName(fusion));
   if (!dumpAfter.empty()) s += " dump-after=" + dumpAfter;
+  if (!scheduleOrigin.empty()) s += " schedule=" + scheduleOrigin;
   return s;
 }
 
@@ -32,6 +34,15 @@ void checkPassName(const std::string& name, const TargetStrategy& strategy) {
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   userError("unknown pass '" + name + "' for --dump-after (passes: " + list + ")");
 }
+isl::schedule loadSchedule(isl::ctx ctx, const CompileOptions& options) {
+  try {
+    return isl::schedule(ctx, options.scheduleText);
+  } catch (const isl::exception&) {
+    userError("cannot read a schedule tree from " + options.scheduleOrigin +
+              " (expected isl YAML, as printed by --dump-after)");
+  }
+}
+
 }  // namespace
 
 CompiledProgram compile(const te::Program& program, const CompileOptions& options,
@@ -46,7 +57,13 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
     for (const auto& pass : strategy.schedulePasses()) {
-      schedule = pass.run(scop, schedule, options);
+      if (pass.name == "schedule" && !options.scheduleText.empty()) {
+        schedule = loadSchedule(isl.ctx(), options);
+        schedule::checkSchedule(scop, schedule, options.scheduleOrigin);
+        schedule = schedule::recomputeCoincidence(scop, schedule);
+      } else {
+        schedule = pass.run(scop, schedule, options);
+      }
       if (options.dumpAfter == pass.name) out.dump = poly::scheduleToYaml(schedule);
     }
     out.scheduleYaml = poly::scheduleToYaml(schedule);

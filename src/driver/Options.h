@@ -10,6 +10,10 @@ namespace tessel::driver {
 struct CompileOptions {
   schedule::FusionStrategy fusion = schedule::FusionStrategy::Smart;
   std::string dumpAfter;  // name of a pass whose result to keep as text ("" = none)
+  // A schedule tree (isl YAML, as --dump-after prints it) used instead of the
+  // scheduler's; checked against the dependences before use.
+  std::string scheduleText;
+  std::string scheduleOrigin;  // where scheduleText came from, for messages
   std::string toString() const;
 };
 

@@ -39,6 +39,7 @@ struct Expr {
   std::string name;
   std::string op;
   int dim = 0;
+  int depth = 1;  // height of the expression tree (bounded by the parser)
   std::vector<ExprPtr> args;
 };
 

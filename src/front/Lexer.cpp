@@ -1,6 +1,7 @@
 #include "front/Lexer.h"
 
 #include <cctype>
+#include <cstdio>
 #include <utility>
 
 namespace tessel::front {
@@ -59,7 +60,13 @@ class Lexer {
       } else if (identStart(c)) {
         lexWord(t);
       } else if (!lexOperator(t)) {
-        std::string msg = std::string("unexpected character '") + c + "'";
+        std::string shown(1, c);
+        if (!std::isprint(static_cast<unsigned char>(c))) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+          shown = hex;
+        }
+        std::string msg = "unexpected character '" + shown + "'";
         if (c == '&' || c == '|') msg += std::string(" (did you mean '") + c + c + "'?)";
         fail(t.loc, msg);
       }

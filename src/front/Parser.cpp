@@ -78,8 +78,31 @@ class Parser {
     e->kind = k;
     e->loc = loc;
     e->args = std::move(args);
+    return withDepth(e);
+  }
+
+  // Every later stage walks expressions recursively; bounding their height
+  // here turns a pathological input into an error instead of a stack overflow.
+  static constexpr int kMaxDepth = 1000;
+  std::shared_ptr<ast::Expr> withDepth(std::shared_ptr<ast::Expr> e) const {
+    for (const auto& a : e->args) e->depth = std::max(e->depth, a->depth + 1);
+    if (e->depth > kMaxDepth)
+      fail(e->loc, "expression nested more than " + std::to_string(kMaxDepth) +
+                       " levels deep; split it into several statements");
     return e;
   }
+
+  // Parenthesized and unary nesting recurses in the parser itself.
+  struct NestingGuard {
+    Parser& p;
+    explicit NestingGuard(Parser& parser) : p(parser) {
+      if (++p.nesting_ > kMaxDepth)
+        p.fail(p.cur(), "expression nested more than " + std::to_string(kMaxDepth) +
+                            " levels deep; split it into several statements");
+    }
+    ~NestingGuard() { --p.nesting_; }
+  };
+  int nesting_ = 0;
 
   // ---- definitions ----
   ast::Def parseDef() {
@@ -263,6 +286,7 @@ class Parser {
 
   // Parses the longest expression whose binary operators bind tighter than `prec`.
   ExprPtr parseExp(int prec = 0) {
+    NestingGuard guard(*this);
     ExprPtr lhs;
     if (cur().kind == Tok::Minus || cur().kind == Tok::Bang) {
       Token op = next();
@@ -271,7 +295,7 @@ class Parser {
       e->loc = op.loc;
       e->op = op.text;
       e->args = {parseExp(kUnaryPrec)};
-      lhs = e;
+      lhs = withDepth(e);
     } else {
       lhs = parseBase();
     }
@@ -291,7 +315,7 @@ class Parser {
       e->loc = op.loc;
       e->op = op.text;
       e->args = {lhs, parseExp(p)};
-      lhs = e;
+      lhs = withDepth(e);
     }
   }
 
@@ -328,7 +352,7 @@ class Parser {
         e->loc = op.loc;
         e->op = op.text;
         e->args = std::move(args);
-        return e;
+        return withDepth(e);
       }
       case Tok::Ident: {
         Token id = next();
@@ -345,12 +369,12 @@ class Parser {
                  "a cast to '" + id.text + "' takes 1 argument but is given " + std::to_string(args.size()));
           e->kind = ExprKind::Cast;
           e->args = std::move(args);
-          return e;
+          return withDepth(e);
         }
         if (cur().kind == Tok::LParen) {
           e->kind = ExprKind::Apply;
           e->args = parseExpList();
-          return e;
+          return withDepth(e);
         }
         if (accept(Tok::Dot)) {
           Token n = expect(Tok::Number, "a dimension number after '.'");

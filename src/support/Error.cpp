@@ -1,5 +1,7 @@
 #include "tessel/error.h"
 
+#include <algorithm>
+
 namespace tessel {
 
 namespace {
@@ -20,13 +22,27 @@ UserError::UserError(SourceLoc loc, const std::string& reason, std::string sourc
 
 std::string UserError::render() const {
   std::string s = what();
-  if (!sourceLine_.empty()) {
-    s += "\n  " + sourceLine_ + "\n  ";
-    // Keep tabs so the caret lines up with the source line as printed.
-    for (int i = 1; i < loc_.col && i <= static_cast<int>(sourceLine_.size()); ++i)
-      s += sourceLine_[i - 1] == '\t' ? '\t' : ' ';
-    s += "^";
+  if (sourceLine_.empty()) return s;
+  // Long lines are cut to a window around the column, marked with "...".
+  constexpr int kHalfWindow = 60;
+  std::string shown = sourceLine_;
+  int caretCol = loc_.col;
+  if (static_cast<int>(shown.size()) > 2 * kHalfWindow + 20) {
+    int start = std::max(0, loc_.col - 1 - kHalfWindow);
+    bool cutLeft = start > 0, cutRight = start + 2 * kHalfWindow < static_cast<int>(shown.size());
+    shown = (cutLeft ? "..." : "") + shown.substr(static_cast<size_t>(start), 2 * kHalfWindow) +
+            (cutRight ? "..." : "");
+    caretCol = loc_.col - start + (cutLeft ? 3 : 0);
   }
+  // Control bytes and binary garbage would corrupt the terminal; one byte
+  // stays one column so the caret still lines up.
+  for (char& c : shown)
+    if (c != '\t' && (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)) c = '?';
+  s += "\n  " + shown + "\n  ";
+  // Keep tabs so the caret lines up with the source line as printed.
+  for (int i = 1; i < caretCol && i <= static_cast<int>(shown.size()); ++i)
+    s += shown[i - 1] == '\t' ? '\t' : ' ';
+  s += "^";
   return s;
 }
 

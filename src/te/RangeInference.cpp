@@ -360,6 +360,16 @@ void RangeInference::inferStage(size_t i) {
 
 void RangeInference::finish() {
   TESSEL_CHECK(next_ == p_.stages.size(), "range-inference", "finish() before every stage was inferred");
+  // Larger tensors cannot be allocated anyway; refusing them here also keeps
+  // every flattened index and byte count far from 64-bit overflow.
+  constexpr int64_t kMaxElements = int64_t{1} << 34;
+  for (const auto& t : p_.tensors) {
+    int64_t n = 1;
+    for (int64_t d : t.shape)
+      if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements) n = kMaxElements + 1;
+    if (n > kMaxElements)
+      fail(t.loc, "tensor '" + t.name + "' has more than 2^34 elements; Tessel cannot allocate it");
+  }
   for (const auto& t : p_.tensors)
     if (t.role != TensorRole::Input && !written_.count(t.name))
       fail(t.loc, std::string(t.role == TensorRole::Output ? "output" : "temporary") + " '" + t.name +

@@ -142,6 +142,39 @@ TEST_F(Cli, EntrySelection) {
   EXPECT_NE(missing.err.find("thrice"), std::string::npos) << missing.err;
 }
 
+TEST_F(Cli, ScheduleFromFileIsCheckedAndUsed) {
+  auto dump = runTessel("compile " + file("mm.tc") + " --dump-after=extract");
+  ASSERT_EQ(dump.exitCode, 0) << dump.err;
+  writeText(file("tree.yaml"), dump.out);
+  auto ok = runTessel("run " + file("mm.tc") + " --schedule " + file("tree.yaml") + " --check --json");
+  ASSERT_EQ(ok.exitCode, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["check"], "pass");
+
+  // Swap init and update: every update would run before its initialization.
+  std::string tree = dump.out;
+  auto init = tree.find("        - filter: \"{ S0[m, n]");
+  auto update = tree.find("        - filter: \"{ S1[m, n, k]");
+  ASSERT_NE(init, std::string::npos);
+  ASSERT_NE(update, std::string::npos);
+  std::string swapped = tree.substr(0, init) + tree.substr(update) + tree.substr(init, update - init);
+  writeText(file("bad.yaml"), swapped);
+  auto bad = runTessel("run " + file("mm.tc") + " --schedule " + file("bad.yaml"));
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("runs a dependence sink no later than its source"), std::string::npos) << bad.err;
+
+  auto otherSizes = runTessel("run " + file("mm.tc") + " --schedule " + file("tree.yaml") + " --size M=3");
+  EXPECT_EQ(otherSizes.exitCode, 2);
+  EXPECT_NE(otherSizes.err.find("does not cover the program's statement instances"), std::string::npos);
+
+  writeText(file("garbage.yaml"), "domain: [\n");
+  auto garbage = runTessel("compile " + file("mm.tc") + " --schedule " + file("garbage.yaml"));
+  EXPECT_EQ(garbage.exitCode, 2);
+  EXPECT_NE(garbage.err.find("cannot read a schedule tree"), std::string::npos) << garbage.err;
+
+  auto missing = runTessel("compile " + file("mm.tc") + " --schedule " + file("none.yaml"));
+  EXPECT_EQ(missing.exitCode, 2);
+}
+
 // The ahead-of-time library links from plain C and computes the right result.
 TEST_F(Cli, AheadOfTimeLibraryLinksFromC) {
   auto r = runTessel("compile " + file("mm.tc") + " -o " + file("lib"));

@@ -331,3 +331,39 @@ TEST(FrontErrors, RangeBelowZero) {
 
 }  // namespace
 }  // namespace tessel::front
+
+namespace tessel::front {
+namespace {
+
+TEST(FrontErrors, ExpressionTooDeep) {
+  std::string deep = "# sizes: N=3\ndef f(float(N) A) -> (B) {\n  B(i) = " + std::string(5000, '(') + "A(i)" +
+                     std::string(5000, ')') + "\n}\n";
+  auto f = testing::failureOf(deep);
+  ASSERT_TRUE(f.thrown);
+  EXPECT_NE(f.reason.find("nested more than 1000 levels"), std::string::npos) << f.reason;
+  // The 10,000-character line is shown as a window around the column.
+  EXPECT_NE(f.rendered.find("..."), std::string::npos);
+  EXPECT_LT(f.rendered.size(), 600u);
+  std::string chain = "# sizes: N=3\ndef f(float(N) A) -> (B) {\n  B(i) = A(i)";
+  for (int i = 0; i < 3000; ++i) chain += " + A(i)";
+  auto g = testing::failureOf(chain + "\n}\n");
+  ASSERT_TRUE(g.thrown);
+  EXPECT_NE(g.reason.find("nested more than 1000 levels"), std::string::npos) << g.reason;
+}
+
+TEST(FrontErrors, BinaryGarbageIsEscaped) {
+  auto f = testing::failureOf(std::string("def f\x01 garbage", 15));
+  ASSERT_TRUE(f.thrown);
+  EXPECT_NE(f.reason.find("unexpected character '\\x01'"), std::string::npos) << f.reason;
+  EXPECT_EQ(f.rendered.find('\x01'), std::string::npos);
+}
+
+TEST(FrontErrors, TensorTooLarge) {
+  auto f =
+      testing::failureOf("# sizes: N=2000000000\ndef f(float(N, N, N) A) -> (B) {\n  B(i) = A(i, 0, 0)\n}\n");
+  ASSERT_TRUE(f.thrown);
+  EXPECT_NE(f.reason.find("tensor 'A' has more than 2^34 elements"), std::string::npos) << f.reason;
+}
+
+}  // namespace
+}  // namespace tessel::front

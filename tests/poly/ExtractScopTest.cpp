@@ -1,10 +1,10 @@
 // Extraction: domains, accesses and dependences against expected isl text.
 #include <gtest/gtest.h>
 
+#include "../front/FrontTestUtil.h"
 #include "poly/Dependences.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
-#include "../front/FrontTestUtil.h"
 
 namespace tessel {
 namespace {
@@ -98,10 +98,11 @@ TEST(ExtractScop, GuardedReadIsClippedToTheTensor) {
 
 TEST(ExtractScop, IndirectReadIsOverApproximated) {
   auto e = extract(
-      "# sizes: B=2 R=3 N=4\ndef lut(float(B, R) LUT, int32(B, N) I) -> (O) {\n  O(b, n) +=! LUT(I(b, n), r)\n}\n");
+      "# sizes: B=2 R=3 N=4\ndef lut(float(B, R) LUT, int32(B, N) I) -> (O) {\n  O(b, n) +=! LUT(I(b, n), "
+      "r)\n}\n");
   isl::union_map readsOfLut = e->scop.reads.intersect_range(isl::union_set(e->isl.ctx(), "{ LUT[x, y] }"));
-  EXPECT_TRUE(readsOfLut.is_equal(umap(
-      *e, "{ S1[b, n, r] -> LUT[x, r] : 0 <= b <= 1 and 0 <= n <= 3 and 0 <= r <= 2 and 0 <= x <= 1 }")))
+  EXPECT_TRUE(readsOfLut.is_equal(
+      umap(*e, "{ S1[b, n, r] -> LUT[x, r] : 0 <= b <= 1 and 0 <= n <= 3 and 0 <= r <= 2 and 0 <= x <= 1 }")))
       << readsOfLut;
 }
 
@@ -114,13 +115,13 @@ TEST(ExtractScop, ProducerConsumerAndFalseDependences) {
       umap(*e, "{ S0[i] -> S1[3 - i] : 0 <= i <= 3; S1[i] -> S2[i] : 0 <= i <= 3 }")))
       << e->scop.deps.flow;
   // S2 rewrites what S1 wrote (output) after S2's own read (anti within S2 is the same instance: none).
-  EXPECT_TRUE(e->scop.deps.output.is_equal(umap(*e, "{ S1[i] -> S2[i] : 0 <= i <= 3 }"))) << e->scop.deps.output;
+  EXPECT_TRUE(e->scop.deps.output.is_equal(umap(*e, "{ S1[i] -> S2[i] : 0 <= i <= 3 }")))
+      << e->scop.deps.output;
   EXPECT_TRUE(e->scop.deps.anti.is_empty()) << e->scop.deps.anti;
 }
 
 TEST(ExtractScop, TemporaryIsAnArrayLikeAnyOther) {
-  auto e = extract(
-      "# sizes: N=3\ndef f(float(N) A) -> (O) {\n  T(i) = exp(A(i))\n  O(i) = T(i) / 2\n}\n");
+  auto e = extract("# sizes: N=3\ndef f(float(N) A) -> (O) {\n  T(i) = exp(A(i))\n  O(i) = T(i) / 2\n}\n");
   EXPECT_EQ(e->program.temporaries().size(), 1u);
   EXPECT_TRUE(e->scop.deps.flow.is_equal(umap(*e, "{ S0[i] -> S1[i] : 0 <= i <= 2 }")));
 }

@@ -5,6 +5,7 @@
 #include "poly/Dependences.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
+#include "schedule/CheckSchedule.h"
 #include "schedule/MarkParallel.h"
 #include "schedule/Scheduler.h"
 #include "tessel/builder.h"
@@ -70,6 +71,30 @@ TEST(MarkParallel, MarksOutermostCoincidentLoopOnly) {
     return true;
   });
   EXPECT_EQ(marks, 1);
+}
+
+TEST(CheckSchedule, HandEditedCoincidenceIsRecomputed) {
+  poly::IslContext isl;
+  builder::ProgramBuilder b("rowsum");
+  auto A = b.input("A", DType::F32, {5, 6});
+  auto S = b.output("S", DType::F32);
+  auto i = b.index("i"), k = b.index("k");
+  b.define(S(i), Reduction::Sum, true, A(i, k));
+  Program p = b.build();
+  poly::Scop scop = poly::extractScop(isl.ctx(), p);
+  scop.deps = poly::computeDependences(scop);
+  // A tree claiming that the reduction loop k is parallel.
+  isl::schedule lie(
+      isl.ctx(),
+      "{ domain: \"{ S0[i] : 0 <= i < 5; S1[i, k] : 0 <= i < 5 and 0 <= k < 6 }\", child: "
+      "{ schedule: \"[{ S0[i] -> [(i)]; S1[i, k] -> [(i)] }, { S0[i] -> [(0)]; S1[i, k] -> [(k)] }]\", "
+      "coincident: [ 1, 1 ], child: { sequence: [ { filter: \"{ S0[i] }\" }, "
+      "{ filter: \"{ S1[i, k] }\" } ] } } }");
+  schedule::checkSchedule(scop, lie, "test");  // the order itself is valid
+  isl::schedule fixed = schedule::recomputeCoincidence(scop, lie);
+  auto band = fixed.root().child(0).as<isl::schedule_node_band>();
+  EXPECT_TRUE(band.member_get_coincident(0));
+  EXPECT_FALSE(band.member_get_coincident(1));
 }
 
 }  // namespace

@@ -10,14 +10,17 @@ namespace {
 
 std::string treeAfter(const std::string& pass) {
   te::Program p = front::testing::lowerText(
-      "# sizes: M=4 N=5 K=3\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n");
+      "# sizes: M=4 N=5 K=3\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
+      "B(k,n)\n}\n");
   driver::CompileOptions o;
   o.dumpAfter = pass;
   return driver::compile(p, o).dump;
 }
 
 TEST(ScheduleGolden, MatmulAfterExtract) {
-  EXPECT_EQ(treeAfter("extract"), R"(domain: "{ S0[m, n] : 0 <= m <= 3 and 0 <= n <= 4; S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 4 and 0 <= k <= 2 }"
+  EXPECT_EQ(
+      treeAfter("extract"),
+      R"(domain: "{ S0[m, n] : 0 <= m <= 3 and 0 <= n <= 4; S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 4 and 0 <= k <= 2 }"
 child:
   sequence:
   - filter: "{ S0[m, n] : 0 <= m <= 3 and 0 <= n <= 4; S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 4 and 0 <= k <= 2 }"
@@ -33,7 +36,9 @@ child:
 }
 
 TEST(ScheduleGolden, MatmulAfterMarkParallel) {
-  EXPECT_EQ(treeAfter("mark-parallel"), R"(domain: "{ S0[m, n] : 0 <= m <= 3 and 0 <= n <= 4; S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 4 and 0 <= k <= 2 }"
+  EXPECT_EQ(
+      treeAfter("mark-parallel"),
+      R"(domain: "{ S0[m, n] : 0 <= m <= 3 and 0 <= n <= 4; S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 4 and 0 <= k <= 2 }"
 child:
   mark: "parallel"
   child:

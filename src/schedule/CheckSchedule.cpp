@@ -1,0 +1,80 @@
+#include "schedule/CheckSchedule.h"
+
+#include <isl/schedule_node.h>
+
+#include <sstream>
+
+namespace tessel::schedule {
+
+namespace {
+
+// { [d0, ..., dn-1] : the vector is lexicographically positive }.
+isl::set lexPositive(isl::ctx ctx, unsigned n) {
+  std::ostringstream os;
+  os << "{ [";
+  for (unsigned i = 0; i < n; ++i) os << (i ? ", " : "") << "d" << i;
+  os << "] : ";
+  for (unsigned k = 0; k < n; ++k) {
+    os << (k ? " or (" : "(");
+    for (unsigned i = 0; i < k; ++i) os << "d" << i << " = 0 and ";
+    os << "d" << k << " >= 1)";
+  }
+  if (n == 0) os << "false";
+  os << " }";
+  return isl::set(ctx, os.str());
+}
+
+}  // namespace
+
+void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const std::string& origin) {
+  if (!schedule.domain().is_equal(scop.domain)) {
+    std::ostringstream os;
+    os << "the schedule in " << origin
+       << " does not cover the program's statement instances exactly (expected " << scop.domain << ")";
+    userError(os.str());
+  }
+  isl::union_map order = schedule.map();
+  isl::union_map deps = scop.deps.validity();
+  // Pairs of schedule vectors (source time, sink time) of every dependence.
+  isl::union_map times = deps.apply_domain(order).apply_range(order);
+  std::string violation;
+  times.deltas().foreach_set([&](isl::set distances) {
+    if (!violation.empty()) return;
+    isl::set bad = distances.subtract(lexPositive(distances.ctx(), distances.tuple_dim()));
+    if (bad.is_empty()) return;
+    std::ostringstream os;
+    os << bad;
+    violation = os.str();
+  });
+  if (!violation.empty())
+    userError("the schedule in " + origin +
+              " runs a dependence sink no later than its source: these source-to-sink schedule distances are "
+              "not lexicographically positive: " +
+              violation);
+}
+
+isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& schedule) {
+  isl::union_map deps = scop.deps.validity();
+  auto visit = [&](isl::schedule_node node) -> isl::schedule_node {
+    if (!node.isa<isl::schedule_node_band>()) return node;
+    auto band = node.as<isl::schedule_node_band>();
+    // Only dependences between instances that reach this band and share its
+    // outer schedule can be carried here.
+    isl::union_set here = isl::manage(isl_schedule_node_get_domain(node.get()));
+    isl::union_map live =
+        deps.intersect_domain(here).intersect_range(here).eq_at(node.prefix_schedule_multi_union_pw_aff());
+    isl::multi_union_pw_aff partial = band.partial_schedule();
+    for (unsigned i = 0; i < band.n_member(); ++i) {
+      isl::multi_union_pw_aff member(partial.at(static_cast<int>(i)));
+      isl::union_map time = isl::union_map::from(member);
+      isl::union_set distances = live.apply_domain(time).apply_range(time).deltas();
+      bool coincident = distances.is_empty() || distances.is_subset(isl::union_set(node.ctx(), "{ [0] }"));
+      band = band.member_set_coincident(static_cast<int>(i), coincident);
+      live = live.eq_at(member);
+    }
+    return band;
+  };
+  return schedule.root().map_descendant_bottom_up(visit).schedule();
+}
+
+}  // namespace tessel::schedule

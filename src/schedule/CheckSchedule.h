@@ -1,0 +1,20 @@
+// Validity check for a schedule that did not come from a scheduler (a tree
+// loaded from a file, edited by hand): it must schedule exactly the Scop's
+// statement instances and execute every dependence source before its sink.
+#pragma once
+
+#include <string>
+
+#include "poly/Scop.h"
+
+namespace tessel::schedule {
+
+// Throws UserError naming `origin` and the first problem found.
+void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const std::string& origin);
+
+// The same tree with every band member's coincidence flag recomputed from the
+// dependences, so a hand-edited "coincident" can never parallelize a loop
+// that carries a dependence.
+isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& schedule);
+
+}  // namespace tessel::schedule
