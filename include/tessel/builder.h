@@ -164,6 +164,11 @@ Value ceil(const Value& x);
 Value min(const Value& a, const Value& b);  // NaN-propagating for floats
 Value max(const Value& a, const Value& b);
 Value pow(const Value& a, const Value& b);
+Value sin(const Value& x);
+Value cos(const Value& x);
+// Any other te operation, e.g. apply(UnaryOp::Log1p, x), apply(BinaryOp::Atan2, y, x).
+Value apply(UnaryOp op, const Value& x);
+Value apply(BinaryOp op, const Value& a, const Value& b);
 // cond ? a : b; only the chosen branch is evaluated (guarded reads may be out of bounds).
 Value select(const Value& cond, const Value& a, const Value& b);
 Value cast(DType dtype, const Value& x);

@@ -30,12 +30,78 @@ DType promote(DType a, DType b);
 // interpreter and the tests so they agree with the generated C.
 double roundToDType(double v, DType t);
 
-enum class UnaryOp { Neg, Not, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Floor, Ceil };
-enum class BinaryOp { Add, Sub, Mul, Div, Mod, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+enum class UnaryOp {
+  Neg,
+  Not,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Erf,
+  Floor,
+  Ceil,
+  // Plain C math library functions (libmName gives the C name).
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Exp2,
+  Expm1,
+  Log2,
+  Log10,
+  Log1p,
+  Cbrt,
+  Erfc,
+  Lgamma,
+  Tgamma,
+  Round,
+  Trunc
+};
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Min,
+  Max,
+  Pow,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
+  // Plain C math library functions of two arguments (libmName gives the C name).
+  Atan2,
+  Hypot,
+  Copysign,
+  Fdim,
+  Remainder
+};
 const char* unaryOpName(UnaryOp op);    // "neg", "!", "abs", "exp", ...
 const char* binaryOpName(BinaryOp op);  // "+", "-", "*", "/", "%", "min", "max", "pow", "<", ...
 bool isComparison(BinaryOp op);         // Lt..Ne
-bool isLogical(BinaryOp op);            // And, Or
+// The C math library name (double version; the f32 one appends 'f') of the
+// ops that are plain libm calls, nullptr for the others.
+const char* libmName(UnaryOp op);
+const char* libmName(BinaryOp op);
+// Ops whose result jumps as the operand moves (rounding): the interpreter
+// rounds their operands to the kernel's precision first.
+bool isDiscontinuous(UnaryOp op);
+bool isLogical(BinaryOp op);  // And, Or
 
 enum class ExprKind {
   Const,   // number with a dtype

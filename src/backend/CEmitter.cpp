@@ -316,24 +316,12 @@ class Emitter {
         return "(!" + x + ")";
       case UnaryOp::Abs:
         return f ? fn("fabs") : "tessel_iabs(" + x + ")";
-      case UnaryOp::Exp:
-        return fn("exp");
-      case UnaryOp::Log:
-        return fn("log");
-      case UnaryOp::Sqrt:
-        return fn("sqrt");
       case UnaryOp::Rsqrt:
         return fn("tessel_rsqrt");
-      case UnaryOp::Tanh:
-        return fn("tanh");
       case UnaryOp::Sigmoid:
         return fn("tessel_sigmoid");
-      case UnaryOp::Erf:
-        return fn("erf");
-      case UnaryOp::Floor:
-        return fn("floor");
-      case UnaryOp::Ceil:
-        return fn("ceil");
+      default:  // exp, log, sqrt, tanh, erf, floor, ceil and the libm functions: C names
+        return fn(te::unaryOpName(e->unaryOp));
     }
     throw InternalError("emit-c", "unknown unary op");
   }
@@ -367,6 +355,7 @@ class Emitter {
       case BinaryOp::Pow:
         return fn(d ? "pow" : "powf");
       default:
+        if (const char* name = te::libmName(e->binaryOp)) return fn(std::string(name) + (d ? "" : "f"));
         return "(" + a + " " + te::binaryOpName(e->binaryOp) + " " + b + ")";
     }
   }

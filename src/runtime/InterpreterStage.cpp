@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <sstream>
 
 #include "runtime/KernelPrelude.h"
@@ -25,17 +26,64 @@ enum class Op : uint8_t {
   FNeg, FAbs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Floor, Ceil,
   FAdd, FSub, FMul, FDiv, FMod, FMin, FMax, Pow,
   IAdd, ISub, IMul, IDiv, IMod, INeg, IAbs, IMin, IMax, Affine, Guard, RoundF32,
+  Math1, Math2,  // C math library functions through Node::math1 / Node::math2
 };
 // clang-format on
 
 struct Node {
   Op op = Op::Const;
   DType type = DType::F32;
-  int a = -1, b = -1, c = -1;  // operand nodes
-  double value = 0;            // Const
-  int slot = -1;               // Var
-  int ref = -1;                // Load: index in loads_; Affine: in affines_; Guard: in guards_
+  int a = -1, b = -1, c = -1;                 // operand nodes
+  double value = 0;                           // Const
+  int slot = -1;                              // Var
+  int ref = -1;                               // Load: index in loads_; Affine: in affines_; Guard: in guards_
+  double (*math1)(double) = nullptr;          // Math1
+  double (*math2)(double, double) = nullptr;  // Math2
 };
+
+// The double-precision C functions behind te's libm ops (te::libmName).
+double (*mathFunction(te::UnaryOp op))(double) {
+  using U = te::UnaryOp;
+  static const std::map<U, double (*)(double)> kFns = {
+      {U::Sin, [](double x) { return std::sin(x); }},
+      {U::Cos, [](double x) { return std::cos(x); }},
+      {U::Tan, [](double x) { return std::tan(x); }},
+      {U::Asin, [](double x) { return std::asin(x); }},
+      {U::Acos, [](double x) { return std::acos(x); }},
+      {U::Atan, [](double x) { return std::atan(x); }},
+      {U::Sinh, [](double x) { return std::sinh(x); }},
+      {U::Cosh, [](double x) { return std::cosh(x); }},
+      {U::Asinh, [](double x) { return std::asinh(x); }},
+      {U::Acosh, [](double x) { return std::acosh(x); }},
+      {U::Atanh, [](double x) { return std::atanh(x); }},
+      {U::Exp2, [](double x) { return std::exp2(x); }},
+      {U::Expm1, [](double x) { return std::expm1(x); }},
+      {U::Log2, [](double x) { return std::log2(x); }},
+      {U::Log10, [](double x) { return std::log10(x); }},
+      {U::Log1p, [](double x) { return std::log1p(x); }},
+      {U::Cbrt, [](double x) { return std::cbrt(x); }},
+      {U::Erfc, [](double x) { return std::erfc(x); }},
+      {U::Lgamma, [](double x) { return std::lgamma(x); }},
+      {U::Tgamma, [](double x) { return std::tgamma(x); }},
+      {U::Round, [](double x) { return std::round(x); }},
+      {U::Trunc, [](double x) { return std::trunc(x); }},
+  };
+  auto it = kFns.find(op);
+  return it == kFns.end() ? nullptr : it->second;
+}
+
+double (*mathFunction(te::BinaryOp op))(double, double) {
+  using B = te::BinaryOp;
+  static const std::map<B, double (*)(double, double)> kFns = {
+      {B::Atan2, [](double x, double y) { return std::atan2(x, y); }},
+      {B::Hypot, [](double x, double y) { return std::hypot(x, y); }},
+      {B::Copysign, [](double x, double y) { return std::copysign(x, y); }},
+      {B::Fdim, [](double x, double y) { return std::fdim(x, y); }},
+      {B::Remainder, [](double x, double y) { return std::remainder(x, y); }},
+  };
+  auto it = kFns.find(op);
+  return it == kFns.end() ? nullptr : it->second;
+}
 
 // Integer index arithmetic (i + 2*kh - 1) is folded into one affine node: it
 // is most of the work in guarded reads. Coefficients are kept modulo 2^32, so
@@ -378,14 +426,23 @@ int StagePlan::compile(const Expr& e) {
       n.ref = compileLoad(e);
       break;
     case ExprKind::Unary: {
-      n.op = unaryOp(e->unaryOp, e->type);
-      bool jumps = e->unaryOp == te::UnaryOp::Floor || e->unaryOp == te::UnaryOp::Ceil;
+      if ((n.math1 = mathFunction(e->unaryOp))) {
+        n.op = Op::Math1;
+      } else {
+        n.op = unaryOp(e->unaryOp, e->type);
+      }
+      bool jumps = te::isDiscontinuous(e->unaryOp);
       n.a = jumps ? compileRounded(e->operands.at(0)) : compile(e->operands.at(0));
       break;
     }
     case ExprKind::Binary: {
-      n.op = binaryOp(e->binaryOp, e->type);
-      bool jumps = te::isComparison(e->binaryOp) || n.op == Op::FMod;
+      if ((n.math2 = mathFunction(e->binaryOp))) {
+        n.op = Op::Math2;
+      } else {
+        n.op = binaryOp(e->binaryOp, e->type);
+      }
+      bool jumps =
+          te::isComparison(e->binaryOp) || n.op == Op::FMod || e->binaryOp == te::BinaryOp::Remainder;
       n.a = jumps ? compileRounded(e->operands.at(0)) : compile(e->operands.at(0));
       n.b = jumps ? compileRounded(e->operands.at(1)) : compile(e->operands.at(1));
       break;
@@ -563,6 +620,10 @@ double StagePlan::eval(int i) const {
       return tessel_fmax(eval(n.a), eval(n.b));
     case Op::Pow:
       return std::pow(eval(n.a), eval(n.b));
+    case Op::Math1:
+      return n.math1(eval(n.a));
+    case Op::Math2:
+      return n.math2(eval(n.a), eval(n.b));
     // Integer operands hold exact integers within int32 range (loop variables
     // included), so int64 arithmetic followed by a wrap is exact.
     case Op::IAdd:

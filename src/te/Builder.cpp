@@ -183,6 +183,10 @@ Value ceil(const Value& x) { return un(UnaryOp::Ceil, x); }
 Value min(const Value& a, const Value& b) { return bin(BinaryOp::Min, a, b); }
 Value max(const Value& a, const Value& b) { return bin(BinaryOp::Max, a, b); }
 Value pow(const Value& a, const Value& b) { return bin(BinaryOp::Pow, a, b); }
+Value sin(const Value& x) { return un(UnaryOp::Sin, x); }
+Value cos(const Value& x) { return un(UnaryOp::Cos, x); }
+Value apply(UnaryOp op, const Value& x) { return un(op, x); }
+Value apply(BinaryOp op, const Value& a, const Value& b) { return bin(op, a, b); }
 Value select(const Value& cond, const Value& a, const Value& b) {
   return te::select(cond.expr(), a.expr(), b.expr());
 }

@@ -32,8 +32,81 @@ const char* unaryOpName(UnaryOp op) {
       return "floor";
     case UnaryOp::Ceil:
       return "ceil";
+    default:
+      return libmName(op);
   }
-  return "?";
+}
+
+const char* libmName(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Sin:
+      return "sin";
+    case UnaryOp::Cos:
+      return "cos";
+    case UnaryOp::Tan:
+      return "tan";
+    case UnaryOp::Asin:
+      return "asin";
+    case UnaryOp::Acos:
+      return "acos";
+    case UnaryOp::Atan:
+      return "atan";
+    case UnaryOp::Sinh:
+      return "sinh";
+    case UnaryOp::Cosh:
+      return "cosh";
+    case UnaryOp::Asinh:
+      return "asinh";
+    case UnaryOp::Acosh:
+      return "acosh";
+    case UnaryOp::Atanh:
+      return "atanh";
+    case UnaryOp::Exp2:
+      return "exp2";
+    case UnaryOp::Expm1:
+      return "expm1";
+    case UnaryOp::Log2:
+      return "log2";
+    case UnaryOp::Log10:
+      return "log10";
+    case UnaryOp::Log1p:
+      return "log1p";
+    case UnaryOp::Cbrt:
+      return "cbrt";
+    case UnaryOp::Erfc:
+      return "erfc";
+    case UnaryOp::Lgamma:
+      return "lgamma";
+    case UnaryOp::Tgamma:
+      return "tgamma";
+    case UnaryOp::Round:
+      return "round";
+    case UnaryOp::Trunc:
+      return "trunc";
+    default:
+      return nullptr;
+  }
+}
+
+const char* libmName(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Atan2:
+      return "atan2";
+    case BinaryOp::Hypot:
+      return "hypot";
+    case BinaryOp::Copysign:
+      return "copysign";
+    case BinaryOp::Fdim:
+      return "fdim";
+    case BinaryOp::Remainder:
+      return "remainder";
+    default:
+      return nullptr;
+  }
+}
+
+bool isDiscontinuous(UnaryOp op) {
+  return op == UnaryOp::Floor || op == UnaryOp::Ceil || op == UnaryOp::Round || op == UnaryOp::Trunc;
 }
 
 const char* binaryOpName(BinaryOp op) {
@@ -70,8 +143,9 @@ const char* binaryOpName(BinaryOp op) {
       return "&&";
     case BinaryOp::Or:
       return "||";
+    default:
+      return libmName(op);
   }
-  return "?";
 }
 
 bool isComparison(BinaryOp op) {
@@ -134,7 +208,7 @@ Expr unary(UnaryOp op, Expr x, SourceLoc loc) {
 DType binaryResultType(BinaryOp op, DType a, DType b) {
   if (isComparison(op) || isLogical(op)) return DType::Bool;
   DType t = promote(a, b);
-  if (op == BinaryOp::Pow && !isFloat(t)) return DType::F32;
+  if ((op == BinaryOp::Pow || libmName(op)) && !isFloat(t)) return DType::F32;
   // C's usual arithmetic conversions: small integers compute in int.
   if (!isFloat(t) && op != BinaryOp::Min && op != BinaryOp::Max) return DType::I32;
   return t;
@@ -205,7 +279,8 @@ void print(std::ostream& os, const Expr& e) {
       }
       return;
     case ExprKind::Binary:
-      if (e->binaryOp == BinaryOp::Min || e->binaryOp == BinaryOp::Max || e->binaryOp == BinaryOp::Pow) {
+      if (e->binaryOp == BinaryOp::Min || e->binaryOp == BinaryOp::Max || e->binaryOp == BinaryOp::Pow ||
+          libmName(e->binaryOp)) {
         os << binaryOpName(e->binaryOp) << "(";
         print(os, e->operands[0]);
         os << ", ";

@@ -21,7 +21,6 @@ struct Expected {
 
 // Documented programs Tessel rejects, and why.
 const std::map<std::string, Expected> kRejected = {
-    {"cosine.tc", {"", "unsupported builtin 'cos': Tessel implements", 4, 12}},
     {"matmul_grad.tc", {"", "unknown tensor or function 'O_grad'", 4, 22}},
     {"convolution_grad.tc",
      {"", "index 'h' is inferred to range over 2:8, so 'I_grad' would have unwritten", 4, 45}},

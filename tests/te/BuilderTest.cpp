@@ -142,3 +142,20 @@ TEST(BuilderTest, BuiltProgramRunsInTheInterpreter) {
 
 }  // namespace
 }  // namespace tessel::te
+
+namespace tessel::te {
+namespace {
+
+TEST(BuilderTest, MathFunctionsByName) {
+  using namespace builder;
+  ProgramBuilder b("trig");
+  auto A = b.input("A", DType::F32, {4});
+  auto O = b.output("O", DType::F32);
+  auto i = b.index("i");
+  b.define(O(i), sin(A(i)) + cos(A(i)) + apply(UnaryOp::Log1p, A(i)) + apply(BinaryOp::Atan2, A(i), 2.0f));
+  Program p = b.build();
+  EXPECT_EQ(toString(p.stages[0].rhs), "(((sin(A(i)) + cos(A(i))) + log1p(A(i))) + atan2(A(i), 2.0))");
+}
+
+}  // namespace
+}  // namespace tessel::te
