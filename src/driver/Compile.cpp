@@ -35,11 +35,13 @@ void checkPassName(const std::string& name, const TargetStrategy& strategy) {
   userError("unknown pass '" + name + "' for --dump-after (passes: " + list + ")");
 }
 isl::schedule loadSchedule(isl::ctx ctx, const CompileOptions& options) {
+  std::string unreadable = "cannot read a schedule tree from " + options.scheduleOrigin +
+                           " (expected isl YAML, as printed by --dump-after)";
+  if (options.scheduleText.find_first_not_of(" \t\r\n") == std::string::npos) userError(unreadable);
   try {
     return isl::schedule(ctx, options.scheduleText);
   } catch (const isl::exception&) {
-    userError("cannot read a schedule tree from " + options.scheduleOrigin +
-              " (expected isl YAML, as printed by --dump-after)");
+    userError(unreadable);
   }
 }
 
@@ -57,10 +59,10 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
     for (const auto& pass : strategy.schedulePasses()) {
-      if (pass.name == "schedule" && !options.scheduleText.empty()) {
+      if (pass.name == "schedule" && !options.scheduleOrigin.empty()) {
         schedule = loadSchedule(isl.ctx(), options);
         schedule::checkSchedule(scop, schedule, options.scheduleOrigin);
-        schedule = schedule::recomputeCoincidence(scop, schedule);
+        schedule = schedule::recomputeCoincidence(scop, schedule::withoutMarks(schedule));
       } else {
         schedule = pass.run(scop, schedule, options);
       }
@@ -74,6 +76,11 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);
   } catch (const isl::exception& e) {
+    // A tree from the user can be well-formed yet unusable for code
+    // generation (a band dropping instances, a parametric context): that is
+    // their input's fault, not an internal error.
+    if (!options.scheduleOrigin.empty())
+      userError("the schedule in " + options.scheduleOrigin + " cannot be compiled: " + e.what());
     throw InternalError("isl", e.what());
   }
   return out;

@@ -13,7 +13,7 @@ struct CompileOptions {
   // A schedule tree (isl YAML, as --dump-after prints it) used instead of the
   // scheduler's; checked against the dependences before use.
   std::string scheduleText;
-  std::string scheduleOrigin;  // where scheduleText came from, for messages
+  std::string scheduleOrigin;  // where scheduleText came from; non-empty = use scheduleText
   std::string toString() const;
 };
 

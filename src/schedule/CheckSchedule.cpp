@@ -27,13 +27,33 @@ isl::set lexPositive(isl::ctx ctx, unsigned n) {
 }  // namespace
 
 void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const std::string& origin) {
+  auto fail = [&](const std::string& why) { userError("the schedule in " + origin + " " + why); };
+  std::string unsupported;
+  schedule.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
+    if (n.isa<isl::schedule_node_guard>()) unsupported = "guard";
+    if (n.isa<isl::schedule_node_context>()) unsupported = "context";
+    if (n.isa<isl::schedule_node_extension>()) unsupported = "extension";
+    if (n.isa<isl::schedule_node_expansion>()) unsupported = "expansion";
+    return unsupported.empty();
+  });
+  if (!unsupported.empty())
+    fail("has a " + unsupported +
+         " node; schedule files may hold domain, band, filter, sequence, set and mark nodes");
   if (!schedule.domain().is_equal(scop.domain)) {
     std::ostringstream os;
-    os << "the schedule in " << origin
-       << " does not cover the program's statement instances exactly (expected " << scop.domain << ")";
-    userError(os.str());
+    os << "does not cover the program's statement instances exactly (expected " << scop.domain << ")";
+    fail(os.str());
   }
-  isl::union_map order = schedule.map();
+  // The root domain may be right while filters, guards or bands below it
+  // drop or repeat instances: every instance must reach exactly one leaf.
+  // (isl leaves the map unconstrained where no filter restricts it.)
+  isl::union_map order = schedule.map().intersect_domain(scop.domain);
+  if (!scop.domain.is_subset(order.domain())) {
+    std::ostringstream os;
+    os << "never executes these statement instances: " << scop.domain.subtract(order.domain());
+    fail(os.str());
+  }
+  if (!order.is_single_valued()) fail("executes some statement instances more than once");
   isl::union_map deps = scop.deps.validity();
   // Pairs of schedule vectors (source time, sink time) of every dependence.
   isl::union_map times = deps.apply_domain(order).apply_range(order);
@@ -47,10 +67,17 @@ void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const 
     violation = os.str();
   });
   if (!violation.empty())
-    userError("the schedule in " + origin +
-              " runs a dependence sink no later than its source: these source-to-sink schedule distances are "
-              "not lexicographically positive: " +
-              violation);
+    fail(
+        "runs a dependence sink no later than its source: these source-to-sink schedule distances are "
+        "not lexicographically positive: " +
+        violation);
+}
+
+isl::schedule withoutMarks(const isl::schedule& schedule) {
+  auto visit = [](isl::schedule_node node) -> isl::schedule_node {
+    return node.isa<isl::schedule_node_mark>() ? isl::manage(isl_schedule_node_delete(node.release())) : node;
+  };
+  return schedule.root().map_descendant_bottom_up(visit).schedule();
 }
 
 isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& schedule) {

@@ -9,8 +9,15 @@
 
 namespace tessel::schedule {
 
-// Throws UserError naming `origin` and the first problem found.
+// Throws UserError naming `origin` and the first problem found. Trees may hold
+// domain, band, filter, sequence, set and mark nodes; guard, context,
+// extension and expansion nodes (whose effect the check cannot see) are
+// rejected.
 void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const std::string& origin);
+
+// The same tree without mark nodes: marks carry decisions (such as
+// "parallel") that Tessel's own passes must make again.
+isl::schedule withoutMarks(const isl::schedule& schedule);
 
 // The same tree with every band member's coincidence flag recomputed from the
 // dependences, so a hand-edited "coincident" can never parallelize a loop

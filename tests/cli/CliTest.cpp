@@ -173,6 +173,57 @@ TEST_F(Cli, ScheduleFromFileIsCheckedAndUsed) {
 
   auto missing = runTessel("compile " + file("mm.tc") + " --schedule " + file("none.yaml"));
   EXPECT_EQ(missing.exitCode, 2);
+
+  writeText(file("empty.yaml"), "");
+  auto empty = runTessel("run " + file("mm.tc") + " --schedule " + file("empty.yaml"));
+  EXPECT_EQ(empty.exitCode, 2);
+  EXPECT_NE(empty.err.find("cannot read a schedule tree"), std::string::npos) << empty.err;
+
+  // Dropping the update's filter leaves its instances unexecuted.
+  auto updateEnd = tree.find('\n', tree.find("schedule: \"[{ S1[m, n, k] -> [(k)] }]\"", update));
+  writeText(file("dropped.yaml"), tree.substr(0, update) + tree.substr(updateEnd + 1));
+  auto dropped = runTessel("run " + file("mm.tc") + " --schedule " + file("dropped.yaml"));
+  EXPECT_EQ(dropped.exitCode, 2);
+  EXPECT_NE(dropped.err.find("never executes these statement instances"), std::string::npos) << dropped.err;
+
+  // Repeating the init filter runs it twice.
+  std::string initLine = tree.substr(init, tree.find('\n', init) - init + 1);
+  writeText(file("twice.yaml"), tree.substr(0, init) + initLine + tree.substr(init));
+  auto twice = runTessel("run " + file("mm.tc") + " --schedule " + file("twice.yaml"));
+  EXPECT_EQ(twice.exitCode, 2);
+  EXPECT_NE(twice.err.find("more than once"), std::string::npos) << twice.err;
+
+  // Guards restrict code generation in ways the check cannot see: refused.
+  std::string guarded =
+      "{ domain: \"{ S0[m, n] : 0 <= m < 13 and 0 <= n < 7; S1[m, n, k] : 0 <= m < 13 and 0 <= n < 7 and "
+      "0 <= k < 5 }\", child: { guard: \"{ [] }\", child: { sequence: [ { filter: \"{ S0[m, n] }\" }, "
+      "{ filter: \"{ S1[m, n, k] }\" } ] } } }";
+  writeText(file("guard.yaml"), guarded);
+  auto guard = runTessel("run " + file("mm.tc") + " --schedule " + file("guard.yaml"));
+  EXPECT_EQ(guard.exitCode, 2);
+  EXPECT_NE(guard.err.find("has a guard node"), std::string::npos) << guard.err;
+}
+
+// A "parallel" mark written by hand on the reduction loop is not trusted.
+TEST_F(Cli, HandWrittenParallelMarksAreRecomputed) {
+  writeText(file("rowsum.tc"),
+            "# sizes: N=5 M=7\ndef rowsum(float(N, M) A) -> (S) {\n  S(i) +=! A(i, j)\n}\n");
+  auto dump = runTessel("compile " + file("rowsum.tc") + " --dump-after=extract");
+  ASSERT_EQ(dump.exitCode, 0) << dump.err;
+  std::string tree = dump.out;
+  const std::string band = "          child:\n            schedule: \"[{ S1[i, j] -> [(j)] }]\"";
+  auto at = tree.find(band);
+  ASSERT_NE(at, std::string::npos) << tree;
+  tree.replace(at, band.size(),
+               "          child:\n            mark: \"parallel\"\n            child:\n"
+               "              schedule: \"[{ S1[i, j] -> [(j)] }]\"");
+  writeText(file("marked.yaml"), tree);
+  auto c = runTessel("compile " + file("rowsum.tc") + " --schedule " + file("marked.yaml") + " --emit c");
+  ASSERT_EQ(c.exitCode, 0) << c.err << tree;
+  EXPECT_EQ(c.out.find("#pragma omp parallel for schedule(static)\n    for (long c1"), std::string::npos)
+      << c.out;
+  auto r = runTessel("run " + file("rowsum.tc") + " --schedule " + file("marked.yaml") + " --check");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
 }
 
 // The ahead-of-time library links from plain C and computes the right result.
