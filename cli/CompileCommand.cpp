@@ -74,8 +74,9 @@ CommandRunner addCompileCommand(CLI::App& app) {
                   "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
   cmd->add_option("--emit", args->emit, "print a stage: te, schedule (isl YAML), ast, lir or c")
       ->check(CLI::IsMember({"te", "schedule", "ast", "lir", "c"}));
-  cmd->add_option("--dump-after", args->dumpAfter,
-                  "print the result of a pass: extract, schedule, mark-parallel, ast, lir");
+  cmd->add_option(
+      "--dump-after", args->dumpAfter,
+      "print the result of a pass: widen-accumulators, extract, schedule, mark-parallel, ast, lir");
   cmd->add_option("-o,--output", args->outDir, "write NAME.h, NAME.c and libNAME.so into this directory");
   cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
       ->check(CLI::IsMember({"min", "smart", "max"}));

@@ -1,5 +1,6 @@
 #include "LoadProgram.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,8 @@
 namespace tessel::cli {
 
 std::string readTextFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) userError("'" + path + "' is a directory, not a file");
   std::ifstream f(path, std::ios::binary);
   if (!f) userError("cannot open '" + path + "'");
   std::ostringstream ss;

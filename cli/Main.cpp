@@ -1,9 +1,27 @@
 // tessel: the command-line driver. Exit codes: 0 success, 1 check mismatch,
 // 2 user error (bad program, options or files), 3 internal compiler error.
+#include <fstream>
 #include <iostream>
+#include <string>
 
 #include "Commands.h"
 #include "tessel/error.h"
+
+namespace {
+
+// Errors found after the front end (extraction, scheduling) carry a location
+// but not the text of the line; show it like the front end does.
+tessel::UserError withSource(const tessel::UserError& e) {
+  const tessel::SourceLoc& loc = e.loc();
+  if (e.hasSourceLine() || loc.file.empty() || !loc.known()) return e;
+  std::ifstream f(loc.file);
+  std::string line;
+  for (int i = 0; i < loc.line && std::getline(f, line); ++i) {
+  }
+  return f ? e.withSourceLine(line) : e;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Tessel: an automatic polyhedral tensor compiler (Tensor Comprehensions -> fast kernels)",
@@ -27,7 +45,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("compile")) return compile();
     return 2;
   } catch (const tessel::UserError& e) {
-    std::cerr << e.render() << "\n";
+    std::cerr << withSource(e).render() << "\n";
     return 2;
   } catch (const tessel::InternalError& e) {
     std::cerr << "tessel: " << e.what() << "\n(this is a bug in Tessel; please report it with the input)\n";

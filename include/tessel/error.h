@@ -21,6 +21,9 @@ class UserError : public std::runtime_error {
   UserError(SourceLoc loc, const std::string& reason, std::string sourceLine = {});
   const SourceLoc& loc() const { return loc_; }
   const std::string& reason() const { return reason_; }
+  bool hasSourceLine() const { return !sourceLine_.empty(); }
+  // The same error showing `line` (the text of loc().line) under the message.
+  UserError withSourceLine(std::string line) const { return UserError(loc_, reason_, std::move(line)); }
   // "file:line:col: error: reason\n  <source line>\n  ^" (location parts omitted when unknown).
   std::string render() const;
 

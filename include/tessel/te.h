@@ -98,9 +98,6 @@ bool isComparison(BinaryOp op);         // Lt..Ne
 // ops that are plain libm calls, nullptr for the others.
 const char* libmName(UnaryOp op);
 const char* libmName(BinaryOp op);
-// Ops whose result jumps as the operand moves (rounding): the interpreter
-// rounds their operands to the kernel's precision first.
-bool isDiscontinuous(UnaryOp op);
 bool isLogical(BinaryOp op);  // And, Or
 
 enum class ExprKind {

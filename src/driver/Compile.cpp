@@ -7,6 +7,7 @@
 #include "poly/IslContext.h"
 #include "poly/Print.h"
 #include "schedule/CheckSchedule.h"
+#include "te/WidenAccumulators.h"
 
 namespace tessel::driver {
 
@@ -18,7 +19,7 @@ std::string CompileOptions::toString() const {
 }
 
 std::vector<std::string> passNames(const TargetStrategy& strategy) {
-  std::vector<std::string> names = {"extract"};
+  std::vector<std::string> names = {"widen-accumulators", "extract"};
   for (const auto& p : strategy.schedulePasses()) names.push_back(p.name);
   names.insert(names.end(), {"ast", "lir"});
   return names;
@@ -52,9 +53,11 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   checkPassName(options.dumpAfter, strategy);
   CompiledProgram out;
   out.program = program;
+  te::Program lowered = te::widenLowPrecisionAccumulators(program);
+  if (options.dumpAfter == "widen-accumulators") out.dump = te::toString(lowered);
   poly::IslContext isl;
   try {
-    poly::Scop scop = poly::extractScop(isl.ctx(), out.program);
+    poly::Scop scop = poly::extractScop(isl.ctx(), lowered);
     scop.deps = poly::computeDependences(scop);
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
@@ -72,7 +75,7 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     isl::ast_node ast = lir::buildAst(schedule);
     out.astC = ast.to_C_str();
     if (options.dumpAfter == "ast") out.dump = out.astC;
-    out.kernel = lir::astToLir(out.program, scop, ast);
+    out.kernel = lir::astToLir(lowered, scop, ast);
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);
   } catch (const isl::exception& e) {

@@ -1,6 +1,6 @@
 // The whole lowering of one te::Program for one target, pass after pass:
-// extract (te -> Scop, initial tree) -> the strategy's schedule-tree passes ->
-// isl AST -> loop IR -> C. Every stage's text can be kept for dumps.
+// widen-accumulators (te -> te) -> extract (te -> Scop, initial tree) -> the strategy's schedule-tree passes
+// -> isl AST -> loop IR -> C. Every stage's text can be kept for dumps.
 #pragma once
 
 #include <string>
@@ -13,7 +13,7 @@
 namespace tessel::driver {
 
 struct CompiledProgram {
-  te::Program program;
+  te::Program program;       // as given: the semantic reference (what the interpreter runs)
   std::string scheduleYaml;  // the final schedule tree
   std::string astC;          // the isl AST printed as C
   lir::Kernel kernel;

@@ -18,7 +18,8 @@ const ast::Def& pickDef(const Module& m, const std::string& entry) {
   SourceLoc fileOnly{m.source.file};
   if (entry.empty()) {
     if (m.defs.size() == 1) return m.defs.front();
-    throw UserError(fileOnly, "the file defines several defs (" + names + "); name the one to compile");
+    throw UserError(fileOnly, "the file defines several defs (" + names +
+                                  "); name the one to compile (--entry NAME on the command line)");
   }
   if (const ast::Def* d = m.find(entry)) return *d;
   throw UserError(fileOnly, "no def named '" + entry + "' (the file defines " + names + ")");

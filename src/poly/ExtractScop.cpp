@@ -1,5 +1,8 @@
 #include "poly/ExtractScop.h"
 
+#include <algorithm>
+#include <climits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -97,64 +100,141 @@ const char* negatedComparison(te::BinaryOp op) {
   }
 }
 
-// isl text of a set containing every point where `cond` is `positive`; empty
-// means "unknown" (a data-dependent condition), i.e. no restriction.
-std::string conditionText(const te::Expr& cond, bool positive, const StatementText& st) {
-  using te::BinaryOp;
-  if (cond->kind == te::ExprKind::Unary && cond->unaryOp == te::UnaryOp::Not)
-    return conditionText(cond->operands[0], !positive, st);
-  if (cond->kind != te::ExprKind::Binary) return "";
-  BinaryOp op = cond->binaryOp;
-  if (te::isComparison(op)) {
-    auto a = te::toAffine(cond->operands[0]);
-    auto b = te::toAffine(cond->operands[1]);
-    if (!a || !b) return "";
-    for (const auto* x : {&*a, &*b})
-      for (const auto& [v, c] : x->coeffs)
-        if (!st.dimName.count(v)) return "";
-    std::string sym = positive ? te::binaryOpName(op) : negatedComparison(op);
-    if (sym == "==") sym = "=";
-    return "(" + affineText(*a, st) + ") " + sym + " (" + affineText(*b, st) + ")";
+// [lo, hi] of an integer index expression over the statement's ranges when
+// the kernel computes it without wrapping: every intermediate value of its
+// int32, operation-by-operation evaluation stays in int32. nullopt otherwise
+// (or when the expression is not plain integer arithmetic of indices).
+std::optional<std::pair<int64_t, int64_t>> int32Interval(const te::Expr& e, const te::Stage& stage) {
+  using Interval = std::pair<int64_t, int64_t>;
+  auto checked = [](Interval r) -> std::optional<Interval> {
+    if (r.first < INT32_MIN || r.second > INT32_MAX) return std::nullopt;
+    return r;
+  };
+  switch (e->kind) {
+    case te::ExprKind::Const:
+      if (!te::isInteger(e->type)) return std::nullopt;
+      return Interval{static_cast<int64_t>(e->value), static_cast<int64_t>(e->value)};
+    case te::ExprKind::Var: {
+      auto r = stage.ranges.find(e->name);
+      if (r == stage.ranges.end()) return std::nullopt;
+      return Interval{r->second.lo, r->second.hi - 1};
+    }
+    case te::ExprKind::Unary: {
+      if (e->unaryOp != te::UnaryOp::Neg) return std::nullopt;
+      auto x = int32Interval(e->operands[0], stage);
+      if (!x) return std::nullopt;
+      return checked({-x->second, -x->first});
+    }
+    case te::ExprKind::Cast:
+      if (e->type != te::DType::I32 || e->operands[0]->type != te::DType::I32) return std::nullopt;
+      return int32Interval(e->operands[0], stage);
+    case te::ExprKind::Binary: {
+      auto a = int32Interval(e->operands[0], stage);
+      auto b = int32Interval(e->operands[1], stage);
+      if (!a || !b) return std::nullopt;
+      switch (e->binaryOp) {
+        case te::BinaryOp::Add:
+          return checked({a->first + b->first, a->second + b->second});
+        case te::BinaryOp::Sub:
+          return checked({a->first - b->second, a->second - b->first});
+        case te::BinaryOp::Mul: {
+          // Both factors lie in int32, so their products fit in int64.
+          int64_t p[] = {a->first * b->first, a->first * b->second, a->second * b->first,
+                         a->second * b->second};
+          return checked({*std::min_element(p, p + 4), *std::max_element(p, p + 4)});
+        }
+        default:
+          return std::nullopt;
+      }
+    }
+    default:
+      return std::nullopt;
   }
-  if (te::isLogical(op)) {
-    std::string l = conditionText(cond->operands[0], positive, st);
-    std::string r = conditionText(cond->operands[1], positive, st);
-    // Conjunctions drop unknown parts (a superset); disjunctions with an unknown part are unknown.
-    bool conjunction = (op == BinaryOp::And) == positive;
-    if (conjunction) return l.empty() ? r : r.empty() ? l : "(" + l + ") and (" + r + ")";
-    return l.empty() || r.empty() ? "" : "(" + l + ") or (" + r + ")";
-  }
-  return "";
 }
 
-std::string conjoin(const std::string& a, const std::string& b) {
-  return a.empty() ? b : b.empty() ? a : "(" + a + ") and (" + b + ")";
+// The set where a condition holds (or, with positive = false, fails), as isl
+// text. `text` empty means "no restriction known"; `exact` says whether the
+// text is the set itself rather than a superset of it (data-dependent or
+// possibly wrapping comparisons make it a superset).
+struct Condition {
+  std::string text;
+  bool exact = false;
+};
+
+Condition conditionText(const te::Expr& cond, bool positive, const StatementText& st,
+                        const te::Stage& stage) {
+  using te::BinaryOp;
+  if (cond->kind == te::ExprKind::Unary && cond->unaryOp == te::UnaryOp::Not)
+    return conditionText(cond->operands[0], !positive, st, stage);
+  if (cond->kind != te::ExprKind::Binary) return {};
+  BinaryOp op = cond->binaryOp;
+  if (te::isComparison(op)) {
+    // isl reasons with exact integers; the kernel compares int32 values, so
+    // only comparisons whose operands cannot wrap are understood.
+    if (!int32Interval(cond->operands[0], stage) || !int32Interval(cond->operands[1], stage)) return {};
+    auto a = te::toAffine(cond->operands[0]);
+    auto b = te::toAffine(cond->operands[1]);
+    if (!a || !b) return {};
+    for (const auto* x : {&*a, &*b})
+      for (const auto& [v, c] : x->coeffs)
+        if (!st.dimName.count(v)) return {};
+    std::string sym = positive ? te::binaryOpName(op) : negatedComparison(op);
+    if (sym == "==") sym = "=";
+    return {"(" + affineText(*a, st) + ") " + sym + " (" + affineText(*b, st) + ")", true};
+  }
+  if (te::isLogical(op)) {
+    Condition l = conditionText(cond->operands[0], positive, st, stage);
+    Condition r = conditionText(cond->operands[1], positive, st, stage);
+    bool exact = l.exact && r.exact;
+    // Conjunctions drop unknown parts (a superset); disjunctions with an unknown part are unknown.
+    bool conjunction = (op == BinaryOp::And) == positive;
+    if (conjunction)
+      return {l.text.empty()   ? r.text
+              : r.text.empty() ? l.text
+                               : "(" + l.text + ") and (" + r.text + ")",
+              exact};
+    if (l.text.empty() || r.text.empty()) return {};
+    return {"(" + l.text + ") or (" + r.text + ")", exact};
+  }
+  return {};
+}
+
+Condition conjoin(const Condition& a, const Condition& b) {
+  std::string text = a.text.empty()   ? b.text
+                     : b.text.empty() ? a.text
+                                      : "(" + a.text + ") and (" + b.text + ")";
+  return {text, a.exact && b.exact};
 }
 
 // Every read with the condition under which it is evaluated (select branches
 // and the short-circuit operands of && and ||).
-void collectGuardedReads(const te::Expr& e, const std::string& guard, const StatementText& st,
-                         std::vector<std::pair<const te::ExprNode*, std::string>>& out) {
+void collectGuardedReads(const te::Expr& e, const Condition& guard, const StatementText& st,
+                         const te::Stage& stage,
+                         std::vector<std::pair<const te::ExprNode*, Condition>>& out) {
   if (e->kind == te::ExprKind::Access) out.push_back({e.get(), guard});
   if (e->kind == te::ExprKind::Select) {
-    collectGuardedReads(e->operands[0], guard, st, out);
-    collectGuardedReads(e->operands[1], conjoin(guard, conditionText(e->operands[0], true, st)), st, out);
-    collectGuardedReads(e->operands[2], conjoin(guard, conditionText(e->operands[0], false, st)), st, out);
+    collectGuardedReads(e->operands[0], guard, st, stage, out);
+    collectGuardedReads(e->operands[1], conjoin(guard, conditionText(e->operands[0], true, st, stage)), st,
+                        stage, out);
+    collectGuardedReads(e->operands[2], conjoin(guard, conditionText(e->operands[0], false, st, stage)), st,
+                        stage, out);
     return;
   }
   if (e->kind == te::ExprKind::Binary && te::isLogical(e->binaryOp)) {
     bool isAnd = e->binaryOp == te::BinaryOp::And;
-    collectGuardedReads(e->operands[0], guard, st, out);
-    collectGuardedReads(e->operands[1], conjoin(guard, conditionText(e->operands[0], isAnd, st)), st, out);
+    collectGuardedReads(e->operands[0], guard, st, stage, out);
+    collectGuardedReads(e->operands[1], conjoin(guard, conditionText(e->operands[0], isAnd, st, stage)), st,
+                        stage, out);
     return;
   }
-  for (const auto& o : e->operands) collectGuardedReads(o, guard, st, out);
+  for (const auto& o : e->operands) collectGuardedReads(o, guard, st, stage, out);
 }
 
-// True when some point of the domain evaluates `access` with an index outside the tensor.
-bool mayReadOutOfBounds(isl::ctx ctx, const te::Program& p, const te::ExprNode& access,
-                        const std::string& guard, const StatementText& st,
-                        const std::string& domainConstraints) {
+// Points of the domain where `access`, evaluated under `guard`, has an affine
+// index outside its tensor (empty when it is provably in bounds).
+isl::set outOfBoundsPoints(isl::ctx ctx, const te::Program& p, const te::ExprNode& access,
+                           const Condition& guard, const StatementText& st,
+                           const std::string& domainConstraints) {
   const te::TensorDecl& t = p.tensor(access.name);
   std::string outside;
   for (size_t d = 0; d < access.operands.size(); ++d) {
@@ -163,9 +243,26 @@ bool mayReadOutOfBounds(isl::ctx ctx, const te::Program& p, const te::ExprNode& 
     std::string idx = "(" + affineText(*a, st) + ")";
     outside += (outside.empty() ? "" : " or ") + idx + " < 0 or " + idx + " >= " + std::to_string(t.shape[d]);
   }
-  if (outside.empty()) return false;
-  std::string text = "{ " + st.tuple + " : " + conjoin(conjoin(domainConstraints, guard), outside) + " }";
-  return !isl::set(ctx, text).is_empty();
+  if (outside.empty()) outside = "1 = 0";
+  Condition all = conjoin(conjoin({domainConstraints, true}, guard), {"(" + outside + ")", true});
+  return isl::set(ctx, "{ " + st.tuple + " : " + all.text + " }");
+}
+
+std::string shapeText(const te::TensorDecl& t) {
+  std::string s = "(";
+  for (size_t d = 0; d < t.shape.size(); ++d) s += (d ? ", " : "") + std::to_string(t.shape[d]);
+  return s + ")";
+}
+
+// "i = 4, k = 0": one point of `points`, in the stage's variable names.
+std::string samplePointText(const isl::set& points, const Statement& s) {
+  isl::point pt = points.lexmin().sample_point();  // the first bad point, deterministically
+  std::string text;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    text +=
+        (d ? ", " : "") + s.dims[d] + " = " + std::to_string(pt.dim_min_val(static_cast<int>(d)).num_si());
+  }
+  return text;
 }
 
 }  // namespace
@@ -228,10 +325,20 @@ Scop extractScop(isl::ctx ctx, const te::Program& program) {
         collectAccesses(stage.rhs, accesses);
         for (const auto* a : accesses)
           s.reads = s.reads.unite(isl::union_map(readRelation(ctx, program, *a, st, constraints)));
-        std::vector<std::pair<const te::ExprNode*, std::string>> guarded;
-        collectGuardedReads(stage.rhs, "", st, guarded);
-        for (const auto& [a, guard] : guarded)
-          if (mayReadOutOfBounds(ctx, program, *a, guard, st, constraints)) scop.checkedReads.insert(a);
+        std::vector<std::pair<const te::ExprNode*, Condition>> guarded;
+        collectGuardedReads(stage.rhs, {"", true}, st, stage, guarded);
+        for (const auto& [a, guard] : guarded) {
+          isl::set bad = outOfBoundsPoints(ctx, program, *a, guard, st, constraints);
+          if (bad.is_empty()) continue;
+          // With a guard isl fully understands, the bad points are real: the
+          // program itself is wrong. Otherwise the kernel checks at run time.
+          if (guard.exact)
+            userError(a->loc, "read " + te::toString(te::access(a->name, a->type, a->operands)) +
+                                  " is out of bounds at " + samplePointText(bad, s) +
+                                  (guard.text.empty() ? "" : ", although it is guarded") + " ('" + a->name +
+                                  "' has shape " + shapeText(program.tensor(a->name)) + ")");
+          scop.checkedReads.insert(a);
+        }
       }
       scop.domain = scop.domain.unite(isl::union_set(s.domain));
       scop.reads = scop.reads.unite(s.reads);

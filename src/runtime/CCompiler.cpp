@@ -21,8 +21,11 @@ CCompilerOptions CCompilerOptions::defaults() {
   const char* cc = std::getenv("TESSEL_CC");
   o.compiler = cc && *cc ? cc : "cc";
   // No -ffast-math: kernels must keep IEEE semantics (NaN, inf) to match the
-  // interpreter. -fno-math-errno only drops errno updates.
-  o.flags = {"-std=gnu11", "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno", "-w"};
+  // interpreter. -fno-math-errno only drops errno updates. -ffp-contract=off:
+  // a*b+c rounds twice, as written and as the interpreter does; kernels that
+  // want fused multiply-adds will ask for them explicitly.
+  o.flags = {"-std=gnu11",        "-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno",
+             "-ffp-contract=off", "-w"};
   if (const char* extra = std::getenv("TESSEL_CFLAGS")) {
     std::string s = extra, word;
     for (char c : s + " ") {
@@ -83,9 +86,14 @@ void runCompiler(const std::string& cSource, const std::string& outPath, const C
     userError("C compiler '" + o.compiler + "' not found (set TESSEL_CC)");
   }
   if (code != 0) {
-    // Keep the source next to the failure for the bug report.
-    throw InternalError("c-compile",
-                        "generated C failed to compile (" + cPath + "):\n" + output.substr(0, 4000));
+    // With a compiler or flags of the user's choosing, the failure is theirs
+    // to fix; with the defaults, generated C that does not compile is a bug.
+    // Either way the source stays next to the failure.
+    std::string what =
+        "the C compiler failed on the generated kernel (" + cPath + "):\n" + output.substr(0, 4000);
+    if (std::getenv("TESSEL_CC") || std::getenv("TESSEL_CFLAGS"))
+      userError(what + "\n(check TESSEL_CC / TESSEL_CFLAGS)");
+    throw InternalError("c-compile", what);
   }
   fs::remove(cPath);
   // rename() is atomic: concurrent compilations of the same kernel never see a partial file.

@@ -162,7 +162,7 @@ class StagePlan {
  private:
   int compile(const Expr& e);
   int compileLoad(const Expr& e);
-  int compileRounded(const Expr& e);
+  int roundedToComputeType(const Expr& e, int node);
   bool fold(const Expr& e, LinearForm& f) const;
   int addAffine(const LinearForm& f);
   int32_t affine(const Affine& a) const { return static_cast<int32_t>(static_cast<uint32_t>(linear(a))); }
@@ -431,8 +431,7 @@ int StagePlan::compile(const Expr& e) {
       } else {
         n.op = unaryOp(e->unaryOp, e->type);
       }
-      bool jumps = te::isDiscontinuous(e->unaryOp);
-      n.a = jumps ? compileRounded(e->operands.at(0)) : compile(e->operands.at(0));
+      n.a = compile(e->operands.at(0));
       break;
     }
     case ExprKind::Binary: {
@@ -441,10 +440,8 @@ int StagePlan::compile(const Expr& e) {
       } else {
         n.op = binaryOp(e->binaryOp, e->type);
       }
-      bool jumps =
-          te::isComparison(e->binaryOp) || n.op == Op::FMod || e->binaryOp == te::BinaryOp::Remainder;
-      n.a = jumps ? compileRounded(e->operands.at(0)) : compile(e->operands.at(0));
-      n.b = jumps ? compileRounded(e->operands.at(1)) : compile(e->operands.at(1));
+      n.a = compile(e->operands.at(0));
+      n.b = compile(e->operands.at(1));
       break;
     }
     case ExprKind::Select:
@@ -455,25 +452,26 @@ int StagePlan::compile(const Expr& e) {
       break;
     case ExprKind::Cast:
       n.op = Op::Cast;
-      n.a = te::isFloat(e->type) ? compile(e->operands.at(0)) : compileRounded(e->operands.at(0));
+      n.a = compile(e->operands.at(0));
       break;
   }
   nodes_.push_back(n);
-  return static_cast<int>(nodes_.size()) - 1;
+  return roundedToComputeType(e, static_cast<int>(nodes_.size()) - 1);
 }
 
-// Operands of operations that jump (comparisons, casts to integers, floor,
-// ceil, fmod) are rounded to the precision the kernel computes them in (f32
-// for f32, f16 and bf16): otherwise int32(A * 1000) with A = 0.005f would
-// give 4 here (4.99999988 in double) and 5 in the kernel.
-int StagePlan::compileRounded(const Expr& e) {
-  int x = compile(e);
-  bool computed = e->kind == ExprKind::Unary || e->kind == ExprKind::Binary || e->kind == ExprKind::Select;
-  if (!computed || !te::isFloat(e->type) || e->type == DType::F64) return x;  // already exact
+// Like C, f32, f16 and bf16 arithmetic happens in float, one operation at a
+// time: the result of each such operation is rounded to f32 (reductions
+// alone accumulate in double). Besides matching the kernel bit for bit on
+// elementwise code, this keeps operations that jump (casts to integers,
+// comparisons, floor) deciding like the kernel: int32(A * 1000) with
+// A = 0.005f is 5 in float arithmetic but 4 in double.
+int StagePlan::roundedToComputeType(const Expr& e, int node) {
+  bool computed = e->kind == ExprKind::Unary || e->kind == ExprKind::Binary;
+  if (!computed || !te::isFloat(e->type) || e->type == DType::F64) return node;
   Node n;
   n.op = Op::RoundF32;
   n.type = DType::F32;
-  n.a = x;
+  n.a = node;
   nodes_.push_back(n);
   return static_cast<int>(nodes_.size()) - 1;
 }

@@ -37,8 +37,15 @@ void collectIndexExtents(const te::Expr& e, const te::Program& p, std::map<std::
   for (const auto& o : e->operands) collectIndexExtents(o, p, extents);
 }
 
-void requireOk(int status) {
-  if (status == 1) userError("the kernel read through a data-dependent index that was out of range");
+// A bad data-dependent index: the kernel only reports a status, so replay the
+// program in the interpreter, which names the read, the stage and the point.
+[[noreturn]] void reportBadIndex(const te::Program& program, const std::map<std::string, Buffer>& inputs) {
+  interpret(program, inputs);
+  userError("the kernel read through a data-dependent index that was out of range");
+}
+
+void requireOk(int status, const te::Program& program, const std::map<std::string, Buffer>& inputs) {
+  if (status == 1) reportBadIndex(program, inputs);
   if (status == 2) userError("the kernel could not allocate its scratch buffers");
   if (status != 0) throw InternalError("run", "kernel returned status " + std::to_string(status));
 }
@@ -75,7 +82,7 @@ RunReport runKernel(const te::Program& program, const std::string& cSource, cons
   for (const auto* t : program.outputs()) outputs.emplace_back(t->dtype, t->shape);
   for (auto& b : outputs) args.push_back(&b);
 
-  requireOk(lib.call(args));
+  requireOk(lib.call(args), program, inputs);
 
   if (options.check) {
     std::map<std::string, Buffer> want = interpret(program, inputs);
@@ -94,7 +101,7 @@ RunReport runKernel(const te::Program& program, const std::string& cSource, cons
     auto start = Clock::now();
     while (static_cast<int>(times.size()) < options.minRuns || msSince(start) < options.minSeconds * 1000) {
       auto t = Clock::now();
-      requireOk(lib.call(args));
+      requireOk(lib.call(args), program, inputs);
       times.push_back(msSince(t));
       if (times.size() >= 10000) break;
     }

@@ -105,10 +105,6 @@ const char* libmName(BinaryOp op) {
   }
 }
 
-bool isDiscontinuous(UnaryOp op) {
-  return op == UnaryOp::Floor || op == UnaryOp::Ceil || op == UnaryOp::Round || op == UnaryOp::Trunc;
-}
-
 const char* binaryOpName(BinaryOp op) {
   switch (op) {
     case BinaryOp::Add:

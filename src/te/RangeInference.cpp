@@ -106,6 +106,16 @@ class StageInference {
         collect(e->operands[1], true);
         collect(e->operands[2], true);
         return;
+      case ExprKind::Binary:
+        // `c && A(i - 1) > 0`: like C, the right operand is evaluated only
+        // when the left one allows it, so its reads are guarded too.
+        if (isLogical(e->binaryOp)) {
+          collect(e->operands[0], guarded);
+          collect(e->operands[1], true);
+          return;
+        }
+        for (const auto& o : e->operands) collect(o, guarded);
+        return;
       default:
         for (const auto& o : e->operands) collect(o, guarded);
         return;

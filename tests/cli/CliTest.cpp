@@ -72,7 +72,7 @@ TEST_F(Cli, EmitStages) {
 }
 
 TEST_F(Cli, DumpAfterEveryPass) {
-  for (const char* pass : {"extract", "schedule", "mark-parallel", "ast", "lir"}) {
+  for (const char* pass : {"widen-accumulators", "extract", "schedule", "mark-parallel", "ast", "lir"}) {
     auto r = runTessel("compile " + file("mm.tc") + " --dump-after=" + pass);
     EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << pass;
@@ -91,6 +91,20 @@ TEST_F(Cli, MissingFile) {
   auto r = runTessel("run " + file("nope.tc"));
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("cannot open"), std::string::npos) << r.err;
+  auto dir = runTessel("run " + dir_);
+  EXPECT_EQ(dir.exitCode, 2);
+  EXPECT_NE(dir.err.find("is a directory"), std::string::npos) << dir.err;
+}
+
+TEST_F(Cli, BrokenCompilerSettingIsAUserError) {
+  auto r = runCommand("TESSEL_CACHE_DIR=" + file("cache") + " TESSEL_CFLAGS=-fno-such-flag " +
+                      std::string(TESSEL_BINARY) + " run " + file("mm.tc"));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("TESSEL_CC / TESSEL_CFLAGS"), std::string::npos) << r.err;
+  auto missing = runCommand("TESSEL_CACHE_DIR=" + file("cache") + " TESSEL_CC=/nonexistent/cc " +
+                            std::string(TESSEL_BINARY) + " run " + file("mm.tc"));
+  EXPECT_EQ(missing.exitCode, 2) << missing.err;
+  EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
 }
 
 TEST_F(Cli, BadSizeArguments) {

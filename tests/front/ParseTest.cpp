@@ -38,7 +38,9 @@ TEST(FrontParse, SizeNamesNeedAnEntryWhenSeveralDefs) {
     sizeNames(*m, "");
     FAIL() << "expected an error";
   } catch (const UserError& e) {
-    EXPECT_EQ(e.reason(), "the file defines several defs (matmul, cast); name the one to compile");
+    EXPECT_EQ(e.reason(),
+              "the file defines several defs (matmul, cast); name the one to compile (--entry NAME on the "
+              "command line)");
     EXPECT_EQ(std::string(e.what()), "two.tc: error: " + e.reason());
   }
 }

@@ -91,7 +91,7 @@ TEST(CheckerTest, ToleranceFollowsDTypeAndReductionLength) {
   Tolerance small = toleranceFor(chain(16, DType::F32), "D");
   Tolerance large = toleranceFor(chain(4096, DType::F32), "D");
   EXPECT_GT(large.abs, small.abs);
-  EXPECT_EQ(large.rel, small.rel);
+  EXPECT_GT(large.rel, small.rel);  // worst-case accumulation error is relative too
   // E accumulates 8 more terms on top of D's.
   EXPECT_GT(toleranceFor(chain(16, DType::F32), "E").abs, small.abs);
   // Integer results are exact.

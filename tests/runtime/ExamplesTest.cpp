@@ -85,7 +85,9 @@ TEST(ExamplesTest, Conv2dStrideAndPaddingOnOddSizes) {
               for (int kw = 0; kw < KW; ++kw) {
                 int ih = h * 2 + kh - 1, iw = w * 2 + kw - 1;
                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                want += I.get(((n * C + c) * H + ih) * W + iw) * Wt.get(((k * C + c) * KH + kh) * KW + kw);
+                // f32 products (as C computes them), accumulated in double.
+                want += static_cast<float>(I.get(((n * C + c) * H + ih) * W + iw) *
+                                           Wt.get(((k * C + c) * KH + kh) * KW + kw));
               }
           EXPECT_FLOAT_EQ(O.get(((n * K + k) * HO + h) * WO + w), static_cast<float>(want));
         }
