@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "LoadProgram.h"
+#include "ProgramOptions.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/CCompiler.h"
@@ -13,12 +13,10 @@ namespace tessel::cli {
 namespace {
 
 struct CompileArgs {
-  ProgramSpec spec;
+  ProgramArgs program;
   std::string emit;
   std::string dumpAfter;
   std::string outDir;
-  std::string fusion = "smart";
-  std::string scheduleFile;
 };
 
 void writeFile(const std::string& path, const std::string& text) {
@@ -27,13 +25,8 @@ void writeFile(const std::string& path, const std::string& text) {
 }
 
 int compileCommand(const CompileArgs& a) {
-  LoadedProgram lp = loadProgram(a.spec);
-  driver::CompileOptions co;
-  co.fusion = schedule::parseFusionStrategy(a.fusion);
-  if (!a.scheduleFile.empty()) {
-    co.scheduleText = readTextFile(a.scheduleFile);
-    co.scheduleOrigin = a.scheduleFile;
-  }
+  LoadedProgram lp = loadProgram(a.program.spec);
+  driver::CompileOptions co = compileOptionsFrom(a.program);
   co.dumpAfter = a.dumpAfter;
   driver::CompiledProgram cp = driver::compile(lp.program, co);
   if (!a.dumpAfter.empty()) std::cout << cp.dump;
@@ -46,7 +39,7 @@ int compileCommand(const CompileArgs& a) {
     std::error_code ec;
     std::filesystem::create_directories(a.outDir, ec);
     if (ec) userError("cannot create output directory '" + a.outDir + "': " + ec.message());
-    std::string provenance = "From " + a.spec.file + " with";
+    std::string provenance = "From " + a.program.spec.file + " with";
     for (const auto& [n, v] : lp.sizes) provenance += " " + n + "=" + std::to_string(v);
     provenance += "; " + co.toString() + ".";
     std::string symbol = backend::kernelSymbol(cp.kernel);
@@ -68,22 +61,13 @@ int compileCommand(const CompileArgs& a) {
 CommandRunner addCompileCommand(CLI::App& app) {
   auto args = std::make_shared<CompileArgs>();
   CLI::App* cmd = app.add_subcommand("compile", "Compile a .tc program; print a stage or write a C library");
-  cmd->add_option("file", args->spec.file, "Tensor Comprehensions source file")->required();
-  cmd->add_option("--entry", args->spec.entry, "def to compile (default: the only def in the file)");
-  cmd->add_option("--size", args->spec.sizeArgs,
-                  "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
+  addProgramOptions(cmd, args->program);
   cmd->add_option("--emit", args->emit, "print a stage: te, schedule (isl YAML), ast, lir or c")
       ->check(CLI::IsMember({"te", "schedule", "ast", "lir", "c"}));
-  cmd->add_option(
-      "--dump-after", args->dumpAfter,
-      "print the result of a pass: widen-accumulators, extract, schedule, mark-parallel, ast, lir");
+  std::string passes;
+  for (const auto& p : driver::passNames(driver::cpuStrategy())) passes += (passes.empty() ? "" : ", ") + p;
+  cmd->add_option("--dump-after", args->dumpAfter, "print the result of a pass: " + passes);
   cmd->add_option("-o,--output", args->outDir, "write NAME.h, NAME.c and libNAME.so into this directory");
-  cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
-      ->check(CLI::IsMember({"min", "smart", "max"}));
-  cmd->add_option(
-      "--schedule", args->scheduleFile,
-      "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
-      "it is checked against the dependences");
   return [args] { return compileCommand(*args); };
 }
 

@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
-#include "LoadProgram.h"
+#include "ProgramOptions.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/Runner.h"
@@ -12,25 +12,17 @@ namespace tessel::cli {
 namespace {
 
 struct RunArgs {
-  ProgramSpec spec;
+  ProgramArgs program;
   bool check = false;
   bool time = false;
   bool json = false;
   int threads = 0;
   uint64_t seed = 1;
-  std::string fusion = "smart";
-  std::string scheduleFile;
 };
 
 int runCommand(const RunArgs& a) {
-  LoadedProgram lp = loadProgram(a.spec);
-  driver::CompileOptions co;
-  co.fusion = schedule::parseFusionStrategy(a.fusion);
-  if (!a.scheduleFile.empty()) {
-    co.scheduleText = readTextFile(a.scheduleFile);
-    co.scheduleOrigin = a.scheduleFile;
-  }
-  driver::CompiledProgram cp = driver::compile(lp.program, co);
+  LoadedProgram lp = loadProgram(a.program.spec);
+  driver::CompiledProgram cp = driver::compile(lp.program, compileOptionsFrom(a.program));
   runtime::RunOptions ro;
   ro.check = a.check;
   ro.time = a.time;
@@ -41,9 +33,9 @@ int runCommand(const RunArgs& a) {
   if (a.json) {
     nlohmann::json j;
     j["kernel"] = cp.kernel.name;
-    j["file"] = a.spec.file;
+    j["file"] = a.program.spec.file;
     j["sizes"] = lp.sizes;
-    j["fusion"] = a.fusion;
+    j["fusion"] = a.program.fusion;
     j["threads"] = a.threads;
     j["check"] = r.check;
     j["max_abs_err"] = r.maxAbsErr;
@@ -74,22 +66,13 @@ CommandRunner addRunCommand(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd =
       app.add_subcommand("run", "Compile a .tc program, run it on random inputs, check and time it");
-  cmd->add_option("file", args->spec.file, "Tensor Comprehensions source file")->required();
-  cmd->add_option("--entry", args->spec.entry, "def to compile (default: the only def in the file)");
-  cmd->add_option("--size", args->spec.sizeArgs,
-                  "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
+  addProgramOptions(cmd, args->program);
   cmd->add_flag("--check", args->check,
                 "compare every output with the reference interpreter (exit 1 on mismatch)");
   cmd->add_flag("--time", args->time, "report the median time of several runs");
   cmd->add_option("--threads", args->threads, "OpenMP threads (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", args->seed, "seed of the random inputs");
-  cmd->add_option("--fusion", args->fusion, "fusion strategy: min, smart or max")
-      ->check(CLI::IsMember({"min", "smart", "max"}));
-  cmd->add_option(
-      "--schedule", args->scheduleFile,
-      "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
-      "it is checked against the dependences");
   cmd->add_flag("--json", args->json, "print one JSON object (check, max_abs_err, median_ms, runs, ...)");
   return [args] { return runCommand(*args); };
 }

@@ -100,6 +100,9 @@ class StageRef {
 class ProgramBuilder {
  public:
   explicit ProgramBuilder(std::string name);
+  // StageRef points back at its builder, so builders stay where they are.
+  ProgramBuilder(const ProgramBuilder&) = delete;
+  ProgramBuilder& operator=(const ProgramBuilder&) = delete;
 
   Tensor input(const std::string& name, DType dtype, std::vector<int64_t> shape);
   Tensor output(const std::string& name, DType dtype);  // shape inferred from its definitions

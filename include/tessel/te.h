@@ -147,17 +147,24 @@ struct AffineExpr {
 // a product of two variables, a division by a non-constant).
 std::optional<AffineExpr> toAffine(const Expr& e);
 
-enum class Reduction { None, Sum, Prod, Max, Min };
-const char* reductionName(Reduction r);  // "=", "+=", "*=", "max=", "min="
-// Identity of the reduction for dtype t (0, 1, lowest, highest).
-double reductionIdentity(Reduction r, DType t);
-
 // Closed-open integer range [lo, hi).
 struct Range {
   int64_t lo = 0;
   int64_t hi = 0;
   int64_t extent() const { return hi - lo; }
 };
+
+// [min, max] of an integer index expression (constants, index variables,
+// + - * and negation) for variables in `ranges`, provided evaluating it the
+// way kernels do (int32, one operation at a time) never wraps; nullopt
+// otherwise, or when the expression is anything else.
+std::optional<std::pair<int64_t, int64_t>> int32Range(const Expr& e,
+                                                      const std::map<std::string, Range>& ranges);
+
+enum class Reduction { None, Sum, Prod, Max, Min };
+const char* reductionName(Reduction r);  // "=", "+=", "*=", "max=", "min="
+// Identity of the reduction for dtype t (0, 1, lowest, highest).
+double reductionIdentity(Reduction r, DType t);
 
 struct Stage {
   std::string output;                // tensor written

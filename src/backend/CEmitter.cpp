@@ -5,7 +5,8 @@
 #include <set>
 #include <sstream>
 
-#include "runtime/KernelPreludeText.h"
+#include "abi/KernelAbi.h"
+#include "abi/KernelPreludeText.h"
 
 namespace tessel::backend {
 
@@ -206,8 +207,8 @@ class Emitter {
   std::string indexExpr(const Expr& e) {
     auto a = [&](int k) { return expr(e->operands[static_cast<size_t>(k)]); };
     switch (e->kind) {
-      case ExprKind::IntImm:
-        return intLiteral(e->intValue);
+      case ExprKind::IntImm:  // long: products of two constants must not overflow int
+        return e->intValue < 0 ? "(" + std::to_string(e->intValue) + "L)" : std::to_string(e->intValue) + "L";
       case ExprKind::Var:
         return e->name;
       case ExprKind::Unary:
@@ -389,9 +390,9 @@ std::string packedEntryName(const lir::Kernel& kernel) { return kernelSymbol(ker
 
 std::string emitC(const lir::Kernel& k) {
   std::ostringstream os;
-  os << runtime::kKernelPrelude << "\n";
+  os << abi::kKernelPrelude << "\n";
   os << signature(k, true) << " {\n";
-  os << "  int tessel_status = " << kKernelOk << ";\n";
+  os << "  int tessel_status = " << abi::kKernelOk << ";\n";
   for (const auto& t : k.temporaries) {
     os << "  " << storageCType(t.dtype) << "* restrict " << cName(t.name) << " = (" << storageCType(t.dtype)
        << "*)tessel_alloc(" << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
@@ -402,7 +403,7 @@ std::string emitC(const lir::Kernel& k) {
       os << (i ? " || " : "") << "!" << cName(k.temporaries[i].name);
     os << ") {\n";
     for (const auto& t : k.temporaries) os << "    free(" << cName(t.name) << ");\n";
-    os << "    return " << kKernelOutOfMemory << ";\n  }\n";
+    os << "    return " << abi::kKernelOutOfMemory << ";\n  }\n";
     // A temporary first updated without `!` accumulates onto zeros.
     for (const auto& t : k.temporaries)
       os << "  memset(" << cName(t.name) << ", 0, " << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
@@ -439,8 +440,10 @@ std::string emitHeader(const lir::Kernel& k, const std::string& provenance) {
   };
   for (const auto& b : k.inputs) describe("input ", b);
   for (const auto& b : k.outputs) describe("output", b);
-  os << " * Returns " << kKernelOk << " on success, " << kKernelBadIndex
-     << " if a data-dependent index was out of range, " << kKernelOutOfMemory
+  os << " * Returns " << abi::kKernelOk << " on success, " << abi::kKernelBadIndex
+     << " if a read whose index could not be proven in range (an indirect read, a data-dependent guard) was "
+        "out of range, "
+     << abi::kKernelOutOfMemory
      << " if scratch memory could not be allocated.\n * Inputs and outputs must not overlap. */\n";
   std::string sig = signature(k, true);
   // `restrict` is C99; keep the prototype valid C++ too.

@@ -10,11 +10,6 @@
 
 namespace tessel::backend {
 
-// Return codes of generated kernels (also documented in the AOT header).
-inline constexpr int kKernelOk = 0;
-inline constexpr int kKernelBadIndex = 1;     // a data-dependent index was out of range
-inline constexpr int kKernelOutOfMemory = 2;  // scratch buffers could not be allocated
-
 std::string emitC(const lir::Kernel& kernel);
 // The C header of an ahead-of-time library: the kernel's prototype and the
 // layout of each tensor. `provenance` is a one-line comment (source, sizes).

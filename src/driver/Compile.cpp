@@ -1,8 +1,9 @@
 #include "driver/Compile.h"
 
+#include <algorithm>
+
 #include "backend/CEmitter.h"
 #include "lir/AstToLir.h"
-#include "poly/Dependences.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
 #include "poly/Print.h"
@@ -14,7 +15,7 @@ namespace tessel::driver {
 std::string CompileOptions::toString() const {
   std::string s = "fusion=" + std::string(schedule::fusionStrategyName(fusion));
   if (!dumpAfter.empty()) s += " dump-after=" + dumpAfter;
-  if (!scheduleOrigin.empty()) s += " schedule=" + scheduleOrigin;
+  if (schedule) s += " schedule=" + schedule->origin;
   return s;
 }
 
@@ -35,14 +36,31 @@ void checkPassName(const std::string& name, const TargetStrategy& strategy) {
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   userError("unknown pass '" + name + "' for --dump-after (passes: " + list + ")");
 }
-isl::schedule loadSchedule(isl::ctx ctx, const CompileOptions& options) {
-  std::string unreadable = "cannot read a schedule tree from " + options.scheduleOrigin +
-                           " (expected isl YAML, as printed by --dump-after)";
-  if (options.scheduleText.find_first_not_of(" \t\r\n") == std::string::npos) userError(unreadable);
+// A tree from the user replaces the scheduler's: it must parse, execute every
+// instance once in an order the dependences allow, and may carry no decision
+// (coincidence, marks) Tessel does not recompute itself.
+isl::schedule userSchedule(const poly::Scop& scop, isl::ctx ctx, const CompileOptions::ScheduleFile& file) {
+  std::string unreadable =
+      "cannot read a schedule tree from " + file.origin + " (expected isl YAML, as printed by --dump-after)";
+  if (file.text.find_first_not_of(" \t\r\n") == std::string::npos) userError(unreadable);
+  isl::schedule schedule;
   try {
-    return isl::schedule(ctx, options.scheduleText);
+    schedule = isl::schedule(ctx, file.text);
   } catch (const isl::exception&) {
     userError(unreadable);
+  }
+  schedule::checkSchedule(scop, schedule, file.origin);
+  return schedule::recomputeCoincidence(scop, schedule::withoutMarks(schedule));
+}
+
+// A user's tree can be well-formed yet unusable for code generation (a band
+// that drops instances): that is their input's fault, not an internal error.
+isl::ast_node astFor(const isl::schedule& schedule, const CompileOptions& options) {
+  if (!options.schedule) return lir::buildAst(schedule);
+  try {
+    return lir::buildAst(schedule);
+  } catch (const isl::exception& e) {
+    userError("the schedule in " + options.schedule->origin + " cannot be compiled: " + e.what());
   }
 }
 
@@ -51,6 +69,10 @@ isl::schedule loadSchedule(isl::ctx ctx, const CompileOptions& options) {
 CompiledProgram compile(const te::Program& program, const CompileOptions& options,
                         const TargetStrategy& strategy) {
   checkPassName(options.dumpAfter, strategy);
+  auto passes = strategy.schedulePasses();
+  if (options.schedule &&
+      std::none_of(passes.begin(), passes.end(), [](const SchedulePass& p) { return p.isScheduler; }))
+    userError(std::string("the ") + strategy.name() + " target has no scheduler for --schedule to replace");
   CompiledProgram out;
   out.program = program;
   te::Program lowered = te::widenLowPrecisionAccumulators(program);
@@ -58,32 +80,22 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   poly::IslContext isl;
   try {
     poly::Scop scop = poly::extractScop(isl.ctx(), lowered);
-    scop.deps = poly::computeDependences(scop);
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
-    for (const auto& pass : strategy.schedulePasses()) {
-      if (pass.name == "schedule" && !options.scheduleOrigin.empty()) {
-        schedule = loadSchedule(isl.ctx(), options);
-        schedule::checkSchedule(scop, schedule, options.scheduleOrigin);
-        schedule = schedule::recomputeCoincidence(scop, schedule::withoutMarks(schedule));
-      } else {
-        schedule = pass.run(scop, schedule, options);
-      }
+    for (const auto& pass : passes) {
+      bool replaced = pass.isScheduler && options.schedule;
+      schedule =
+          replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(scop, schedule, options);
       if (options.dumpAfter == pass.name) out.dump = poly::scheduleToYaml(schedule);
     }
     out.scheduleYaml = poly::scheduleToYaml(schedule);
-    isl::ast_node ast = lir::buildAst(schedule);
+    isl::ast_node ast = astFor(schedule, options);
     out.astC = ast.to_C_str();
     if (options.dumpAfter == "ast") out.dump = out.astC;
     out.kernel = lir::astToLir(lowered, scop, ast);
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);
   } catch (const isl::exception& e) {
-    // A tree from the user can be well-formed yet unusable for code
-    // generation (a band dropping instances, a parametric context): that is
-    // their input's fault, not an internal error.
-    if (!options.scheduleOrigin.empty())
-      userError("the schedule in " + options.scheduleOrigin + " cannot be compiled: " + e.what());
     throw InternalError("isl", e.what());
   }
   return out;

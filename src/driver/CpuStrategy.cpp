@@ -11,14 +11,16 @@ class CpuStrategy final : public TargetStrategy {
 
   std::vector<SchedulePass> schedulePasses() const override {
     return {
-        {"schedule",
+        {"schedule", true,
          [](const poly::Scop& scop, const isl::schedule&, const CompileOptions& o) {
            schedule::SchedulerOptions so;
            so.fusion = o.fusion;
            return schedule::makeIslScheduler()->run(scop, so);
          }},
-        {"mark-parallel", [](const poly::Scop&, const isl::schedule& s,
-                             const CompileOptions&) { return schedule::markParallelLoops(s); }},
+        {"mark-parallel", false,
+         [](const poly::Scop&, const isl::schedule& s, const CompileOptions&) {
+           return schedule::markParallelLoops(s);
+         }},
     };
   }
 };

@@ -1,6 +1,7 @@
 // Typed compilation options; they print themselves for --explain and logs.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "schedule/Scheduler.h"
@@ -12,8 +13,11 @@ struct CompileOptions {
   std::string dumpAfter;  // name of a pass whose result to keep as text ("" = none)
   // A schedule tree (isl YAML, as --dump-after prints it) used instead of the
   // scheduler's; checked against the dependences before use.
-  std::string scheduleText;
-  std::string scheduleOrigin;  // where scheduleText came from; non-empty = use scheduleText
+  struct ScheduleFile {
+    std::string origin;  // where the text came from, for messages
+    std::string text;
+  };
+  std::optional<ScheduleFile> schedule;
   std::string toString() const;
 };
 

@@ -13,6 +13,7 @@ namespace tessel::driver {
 
 struct SchedulePass {
   std::string name;
+  bool isScheduler = false;  // replaced by a tree given with --schedule
   std::function<isl::schedule(const poly::Scop&, const isl::schedule&, const CompileOptions&)> run;
 };
 

@@ -89,11 +89,8 @@ class AstTranslator {
     if (op.isa<isl::ast_expr_op_lt>()) return indexBinary(B::Lt, a(0), a(1));
     if (op.isa<isl::ast_expr_op_ge>()) return indexBinary(B::Ge, a(0), a(1));
     if (op.isa<isl::ast_expr_op_gt>()) return indexBinary(B::Gt, a(0), a(1));
-    if (op.isa<isl::ast_expr_op_cond>() || op.isa<isl::ast_expr_op_select>()) {
-      auto s = std::make_shared<ExprNode>(*select(te::DType::I32, a(0), a(1), a(2)));
-      s->index = true;
-      return s;
-    }
+    if (op.isa<isl::ast_expr_op_cond>() || op.isa<isl::ast_expr_op_select>())
+      return indexSelect(a(0), a(1), a(2));
     throw InternalError("ast-to-lir", "unsupported isl AST expression");
   }
 

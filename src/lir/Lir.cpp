@@ -41,6 +41,11 @@ Expr indexFloorDiv(Expr a, Expr b) {
   n->operands = {std::move(a), std::move(b)};
   return n;
 }
+Expr indexSelect(Expr cond, Expr a, Expr b) {
+  auto n = node(ExprKind::Select, te::DType::I32, true);
+  n->operands = {std::move(cond), std::move(a), std::move(b)};
+  return n;
+}
 Expr indexNeg(Expr a) {
   auto n = node(ExprKind::Unary, te::DType::I32, true);
   n->unaryOp = te::UnaryOp::Neg;

@@ -1,7 +1,7 @@
 // Loop IR (lir): what the isl AST becomes before the backends print it. Small
 // plain nodes; post-polyhedral passes (vectorize, unroll, double-buffer) work
 // here. Index arithmetic (loop variables, flattened offsets) is 64-bit and
-// marked `index`; values carry a te::DType.
+// marked `index` (its `type` is then unused); values carry a te::DType.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +45,7 @@ Expr indexImm(int64_t v);
 Expr indexVar(const std::string& name);
 Expr indexBinary(te::BinaryOp op, Expr a, Expr b);  // Add Sub Mul Div Mod Min Max, comparisons, And Or
 Expr indexFloorDiv(Expr a, Expr b);
+Expr indexSelect(Expr cond, Expr a, Expr b);
 Expr indexNeg(Expr a);
 Expr checkedIndex(Expr x, int64_t extent);
 Expr imm(double v, te::DType t);

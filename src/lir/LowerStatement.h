@@ -11,7 +11,8 @@ namespace tessel::lir {
 // Name of the lir variable holding te index variable `v`.
 std::string indexVarName(const std::string& v);
 
-// `checksIndices` is set when the instance contains an indirect (data-dependent) index.
+// `checksIndices` is set when the instance reads through an index checked at
+// run time (indirect, or not provable in range under its guard).
 Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& statement,
                             const std::vector<Expr>& dimValues, bool& checksIndices);
 

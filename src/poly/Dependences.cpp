@@ -21,10 +21,4 @@ Dependences computeDependences(const Scop& scop) {
   return d;
 }
 
-const Statement& Scop::statement(const std::string& name) const {
-  for (const auto& s : statements)
-    if (s.name == name) return s;
-  throw InternalError("scop", "unknown statement " + name);
-}
-
 }  // namespace tessel::poly

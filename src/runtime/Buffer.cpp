@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runtime/KernelPrelude.h"
+#include "abi/KernelPrelude.h"
 
 namespace tessel::runtime {
 
@@ -70,6 +70,12 @@ void Buffer::set(int64_t i, double v) {
       reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0;
       return;
   }
+}
+
+Buffer Buffer::clone() const {
+  Buffer copy(dtype_, shape_);
+  std::memcpy(copy.data(), data(), static_cast<size_t>(bytes()));
+  return copy;
 }
 
 void Buffer::fill(double v) {

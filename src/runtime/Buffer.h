@@ -12,6 +12,8 @@
 
 namespace tessel::runtime {
 
+// Copies are cheap handles that share storage (the runner hands the same
+// inputs to the kernel and the interpreter); clone() makes a deep copy.
 class Buffer {
  public:
   Buffer() = default;
@@ -28,6 +30,7 @@ class Buffer {
   double get(int64_t flat) const;
   void set(int64_t flat, double v);  // rounds to the dtype
   void fill(double v);
+  Buffer clone() const;
   // Values suited to testing each dtype: floats in [-1, 1), integers in a small
   // range, bools 0/1. Deterministic for a given generator state.
   void randomize(std::mt19937_64& rng);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "runtime/Hash.h"
 #include "tessel/error.h"
@@ -64,7 +65,9 @@ std::string commandLine(const CCompilerOptions& o, const std::string& in, const 
 }
 
 void runCompiler(const std::string& cSource, const std::string& outPath, const CCompilerOptions& o) {
-  std::string base = outPath + ".tmp" + std::to_string(getpid());
+  // Unique per process and per call, so concurrent compilations (processes
+  // or threads) never share a temporary.
+  std::string base = outPath + ".tmp" + std::to_string(getpid()) + "_" + hexDigest(std::random_device{}());
   std::string cPath = base + ".c";
   {
     std::ofstream f(cPath);
@@ -102,13 +105,32 @@ void runCompiler(const std::string& cSource, const std::string& outPath, const C
   if (ec) userError("cannot write '" + outPath + "': " + ec.message());
 }
 
+// The compiler's version line and the processor model.
+std::string toolchainIdentity(const CCompilerOptions& o) {
+  std::string id;
+  if (FILE* p = popen((quote(o.compiler) + " --version 2>/dev/null").c_str(), "r")) {
+    std::array<char, 256> line{};
+    if (fgets(line.data(), static_cast<int>(line.size()), p)) id = line.data();
+    pclose(p);
+  }
+  std::ifstream cpu("/proc/cpuinfo");
+  for (std::string l; std::getline(cpu, l);)
+    if (l.rfind("model name", 0) == 0) {
+      id += l;
+      break;
+    }
+  return id;
+}
+
 }  // namespace
 
 CompiledObject compileSharedObject(const std::string& cSource, const CCompilerOptions& o) {
   std::error_code ec;
   fs::create_directories(o.cacheDir, ec);
   if (ec) userError("cannot create the kernel cache directory '" + o.cacheDir + "': " + ec.message());
-  std::string key = cSource + "\n//" + commandLine(o, "in.c", "out.so");
+  // The same source and flags on another compiler or processor
+  // (-march=native) give another object.
+  std::string key = cSource + "\n//" + commandLine(o, "in.c", "out.so") + "\n//" + toolchainIdentity(o);
   std::string path = o.cacheDir + "/k" + hexDigest(fnv1a64(key)) + ".so";
   if (fs::exists(path)) return {path, true};
   runCompiler(cSource, path, o);

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "runtime/KernelPrelude.h"
+#include "abi/KernelPrelude.h"
 
 namespace tessel::runtime {
 

@@ -10,7 +10,10 @@ KernelLibrary::KernelLibrary(const std::string& path, const std::string& packedE
   // RTLD_NODELETE: the kernel's OpenMP runtime keeps worker threads alive
   // after a call; unmapping it under them would crash the process.
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (!handle_) throw InternalError("kernel-load", std::string("dlopen failed: ") + dlerror());
+  if (!handle_) {
+    const char* why = dlerror();
+    throw InternalError("kernel-load", std::string("dlopen failed: ") + (why ? why : path));
+  }
   entry_ = reinterpret_cast<int (*)(void**)>(dlsym(handle_, packedEntry.c_str()));
   if (!entry_) {
     dlclose(handle_);

@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 
+#include "abi/KernelAbi.h"
 #include "runtime/CCompiler.h"
 #include "runtime/Checker.h"
 #include "runtime/Interpreter.h"
@@ -37,17 +38,18 @@ void collectIndexExtents(const te::Expr& e, const te::Program& p, std::map<std::
   for (const auto& o : e->operands) collectIndexExtents(o, p, extents);
 }
 
-// A bad data-dependent index: the kernel only reports a status, so replay the
+// A bad unproven index: the kernel only reports a status, so replay the
 // program in the interpreter, which names the read, the stage and the point.
 [[noreturn]] void reportBadIndex(const te::Program& program, const std::map<std::string, Buffer>& inputs) {
   interpret(program, inputs);
-  userError("the kernel read through a data-dependent index that was out of range");
+  userError("the kernel read through an index that was out of range");
 }
 
 void requireOk(int status, const te::Program& program, const std::map<std::string, Buffer>& inputs) {
-  if (status == 1) reportBadIndex(program, inputs);
-  if (status == 2) userError("the kernel could not allocate its scratch buffers");
-  if (status != 0) throw InternalError("run", "kernel returned status " + std::to_string(status));
+  if (status == abi::kKernelBadIndex) reportBadIndex(program, inputs);
+  if (status == abi::kKernelOutOfMemory) userError("the kernel could not allocate its scratch buffers");
+  if (status != abi::kKernelOk)
+    throw InternalError("run", "kernel returned status " + std::to_string(status));
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ struct RunReport {
   double compileMs = 0;  // C compiler time (0 when cached)
 };
 
-// Throws UserError when the kernel reports a bad data-dependent index.
+// Throws UserError when the kernel reports an out-of-range read (located by
+// replaying the program in the interpreter).
 RunReport runKernel(const te::Program& program, const std::string& cSource, const std::string& packedEntry,
                     const RunOptions& options);
 

@@ -87,6 +87,7 @@ isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& 
     auto band = node.as<isl::schedule_node_band>();
     // Only dependences between instances that reach this band and share its
     // outer schedule can be carried here.
+    // (The C++ bindings have no accessor for a node's domain.)
     isl::union_set here = isl::manage(isl_schedule_node_get_domain(node.get()));
     isl::union_map live =
         deps.intersect_domain(here).intersect_range(here).eq_at(node.prefix_schedule_multi_union_pw_aff());

@@ -1,6 +1,8 @@
-// Marks the outermost coincident band member on every path of the tree as a
-// parallel loop: the band is split after that member and a "parallel" mark is
-// inserted above it. Code generation turns the marked loop into an OpenMP loop.
+// Marks, on every path of the tree, the outermost band whose first member is
+// coincident as a parallel loop: the band is split after that member and a
+// "parallel" mark is inserted above it. Code generation turns the marked loop
+// into an OpenMP loop. (A band whose first member carries a dependence is not
+// split to reach a later coincident member.)
 #pragma once
 
 #include <isl/cpp.h>

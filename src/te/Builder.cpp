@@ -1,5 +1,7 @@
 #include "tessel/builder.h"
 
+#include <cctype>
+
 namespace tessel::te::builder {
 
 namespace {
@@ -42,11 +44,24 @@ StageRef& StageRef::where(const IndexVar& v, int64_t lo, int64_t hi) {
   return *this;
 }
 
-ProgramBuilder::ProgramBuilder(std::string name) { program_.name = std::move(name); }
+namespace {
+// Names travel into isl text and C code: only C identifiers are accepted.
+void requireIdentifier(const std::string& name, const char* what) {
+  bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok)
+    userError(std::string(what) + " name '" + name + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+}
+}  // namespace
+
+ProgramBuilder::ProgramBuilder(std::string name) {
+  requireIdentifier(name, "program");
+  program_.name = std::move(name);
+}
 
 Tensor ProgramBuilder::declare(const std::string& name, DType dtype, TensorRole role,
                                const std::vector<int64_t>* shape) {
-  if (name.empty()) userError("tensor name is empty");
+  requireIdentifier(name, "tensor");
   if (program_.findTensor(name)) userError("tensor '" + name + "' is declared twice");
   TensorDecl d;
   d.name = name;
@@ -79,7 +94,7 @@ Tensor ProgramBuilder::temporary(const std::string& name, DType dtype, std::vect
 }
 
 IndexVar ProgramBuilder::index(const std::string& name) {
-  if (name.empty()) userError("index variable name is empty");
+  requireIdentifier(name, "index variable");
   if (program_.findTensor(name)) userError("index variable '" + name + "' has the name of a tensor");
   return IndexVar(name);
 }

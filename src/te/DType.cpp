@@ -1,5 +1,5 @@
 
-#include "runtime/KernelPrelude.h"
+#include "abi/KernelPrelude.h"
 #include "tessel/te.h"
 
 namespace tessel::te {

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -386,6 +388,55 @@ std::optional<AffineExpr> toAffine(const Expr& e) {
             return r;
           }
           return std::nullopt;
+        default:
+          return std::nullopt;
+      }
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<std::pair<int64_t, int64_t>> int32Range(const Expr& e,
+                                                      const std::map<std::string, Range>& ranges) {
+  using Interval = std::pair<int64_t, int64_t>;
+  auto checked = [](Interval r) -> std::optional<Interval> {
+    if (r.first < INT32_MIN || r.second > INT32_MAX) return std::nullopt;
+    return r;
+  };
+  switch (e->kind) {
+    case ExprKind::Const:
+      if (!isInteger(e->type)) return std::nullopt;
+      return Interval{static_cast<int64_t>(e->value), static_cast<int64_t>(e->value)};
+    case ExprKind::Var: {
+      auto r = ranges.find(e->name);
+      if (r == ranges.end()) return std::nullopt;
+      return checked({r->second.lo, r->second.hi - 1});
+    }
+    case ExprKind::Unary: {
+      if (e->unaryOp != UnaryOp::Neg) return std::nullopt;
+      auto x = int32Range(e->operands[0], ranges);
+      if (!x) return std::nullopt;
+      return checked({-x->second, -x->first});
+    }
+    case ExprKind::Cast:
+      if (e->type != DType::I32 || e->operands[0]->type != DType::I32) return std::nullopt;
+      return int32Range(e->operands[0], ranges);
+    case ExprKind::Binary: {
+      auto a = int32Range(e->operands[0], ranges);
+      auto b = int32Range(e->operands[1], ranges);
+      if (!a || !b) return std::nullopt;
+      switch (e->binaryOp) {
+        case BinaryOp::Add:
+          return checked({a->first + b->first, a->second + b->second});
+        case BinaryOp::Sub:
+          return checked({a->first - b->second, a->second - b->first});
+        case BinaryOp::Mul: {
+          // Both factors lie in int32, so their products fit in int64.
+          int64_t p[] = {a->first * b->first, a->first * b->second, a->second * b->first,
+                         a->second * b->second};
+          return checked({*std::min_element(p, p + 4), *std::max_element(p, p + 4)});
+        }
         default:
           return std::nullopt;
       }

@@ -19,6 +19,7 @@
 #include "te/RangeInference.h"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -236,6 +237,10 @@ class StageInference {
     for (bool guarded : {false, true}) inferRounds(guarded);
     for (const auto& v : allVars())
       if (!known_.count(v)) fail(locOf(v), "cannot infer the range of index '" + v + "': " + whyUnknown(v));
+    // Index variables are int32 values in kernels and in the interpreter.
+    for (const auto& [v, r] : known_)
+      if (r.lo < INT32_MIN || r.hi - 1 > INT32_MAX)
+        fail(locOf(v), "index '" + v + "' ranges over " + text(r) + ", beyond 32-bit integers");
     s_.ranges = known_;
   }
 

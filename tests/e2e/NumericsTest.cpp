@@ -9,6 +9,7 @@
 #include "runtime/Checker.h"
 #include "runtime/Runner.h"
 #include "te/WidenAccumulators.h"
+#include "tessel/builder.h"
 
 namespace tessel {
 namespace {
@@ -40,6 +41,26 @@ TEST(Numerics, IntegersFromLibmMayDifferByOne) {
       "  Q(i) = int32(exp(A(i)) * 1000)\n  R(i) = int32(A(i) * 1000)\n}\n");
   EXPECT_EQ(runtime::toleranceFor(p, "Q").abs, 1);
   EXPECT_EQ(runtime::toleranceFor(p, "R").abs, 0);
+  // A float reduction accumulates in double in the interpreter, f32 in kernels.
+  te::Program r = front::testing::lowerText(
+      "# sizes: N=4 K=9\ndef f(float(N, K) A) -> (int32(N) Q) {\n  T(i) +=! A(i, k)\n  Q(i) = int32(T(i) * "
+      "1000)\n}\n");
+  EXPECT_EQ(runtime::toleranceFor(r, "Q").abs, 1);
+}
+
+TEST(Numerics, IndexRangesStayWithinInt32) {
+  // The TC front end rejects such ranges itself; programs built in C++ meet range inference's check.
+  te::builder::ProgramBuilder b("big");
+  auto A = b.input("A", te::DType::F32, {4});
+  auto O = b.output("O", te::DType::F32);
+  auto i = b.index("i");
+  b.define(O(i), A(0)).where(i, 0, int64_t{3} << 31);
+  try {
+    b.build();
+    FAIL() << "expected an error";
+  } catch (const UserError& e) {
+    EXPECT_NE(e.reason().find("beyond 32-bit integers"), std::string::npos) << e.reason();
+  }
 }
 
 TEST(Numerics, LowPrecisionReductionsAccumulateInF32) {

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
-#include "poly/Dependences.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
 
@@ -44,7 +43,6 @@ TEST(ExtractScop, MatmulDomainsAccessesAndDependences) {
                        "  S1[m, n, k] -> B[k, n] : 0 <= m < 4 and 0 <= n < 5 and 0 <= k < 3;"
                        "  S1[m, n, k] -> C[m, n] : 0 <= m < 4 and 0 <= n < 5 and 0 <= k < 3 }");
   EXPECT_TRUE(scop.reads.is_equal(reads));
-  scop.deps = poly::computeDependences(scop);
   isl::union_map flow(isl.ctx(),
                       "{ S0[m, n] -> S1[m, n, 0] : 0 <= m < 4 and 0 <= n < 5;"
                       "  S1[m, n, k] -> S1[m, n, k + 1] : 0 <= m < 4 and 0 <= n < 5 and 0 <= k < 2 }");
@@ -67,7 +65,6 @@ std::unique_ptr<Extracted> extract(const std::string& tc) {
   auto e = std::make_unique<Extracted>();
   e->program = front::testing::lowerText(tc);
   e->scop = poly::extractScop(e->isl.ctx(), e->program);
-  e->scop.deps = poly::computeDependences(e->scop);
   return e;
 }
 
@@ -124,6 +121,25 @@ TEST(ExtractScop, TemporaryIsAnArrayLikeAnyOther) {
   auto e = extract("# sizes: N=3\ndef f(float(N) A) -> (O) {\n  T(i) = exp(A(i))\n  O(i) = T(i) / 2\n}\n");
   EXPECT_EQ(e->program.temporaries().size(), 1u);
   EXPECT_TRUE(e->scop.deps.flow.is_equal(umap(*e, "{ S0[i] -> S1[i] : 0 <= i <= 2 }")));
+}
+
+}  // namespace
+}  // namespace tessel
+
+namespace tessel {
+namespace {
+
+// Index variables named like the dimensions extraction adds, or like isl
+// keywords, must not change the relations.
+TEST(ExtractScop, IndexNamesCannotCaptureIslNames) {
+  auto e = extract("# sizes: N=4\ndef f(float(N) A) -> (O) {\n  O(a0_) = A(a0_) where a0_ in 0:3\n}\n");
+  EXPECT_TRUE(e->scop.reads.is_equal(umap(*e, "{ S0[x] -> A[x] : 0 <= x <= 2 }"))) << e->scop.reads;
+  auto k = extract(
+      "# sizes: N=4\ndef f(float(N) A) -> (O) {\n  O(floord) +=! A(i0_) where i0_ in 0:N, floord in "
+      "0:2\n}\n");
+  EXPECT_TRUE(k->scop.reads.intersect_range(isl::union_set(k->isl.ctx(), "{ A[x] }"))
+                  .is_equal(umap(*k, "{ S1[a, b] -> A[b] : 0 <= a <= 1 and 0 <= b <= 3 }")))
+      << k->scop.reads;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "../front/FrontTestUtil.h"
+#include "abi/KernelAbi.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/CCompiler.h"
@@ -37,13 +38,13 @@ TEST(KernelSafety, IndirectIndexOutOfRangeReportsStatus) {
   std::mt19937_64 rng(7);
   lut.randomize(rng);
   idx.randomizeIndices(rng, 3);
-  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), backend::kKernelOk);
+  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), abi::kKernelOk);
   auto want = runtime::interpret(l.cp.program, {{"LUT", lut}, {"I", idx}});
   for (int64_t i = 0; i < out.size(); ++i) EXPECT_FLOAT_EQ(out.get(i), want.at("O").get(i));
   idx.set(7, 3);  // row 3 of a 3-row table
-  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), backend::kKernelBadIndex);
+  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), abi::kKernelBadIndex);
   idx.set(7, -1);
-  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), backend::kKernelBadIndex);
+  EXPECT_EQ(l.lib->call({&lut, &idx, &out}), abi::kKernelBadIndex);
   EXPECT_THROW(runtime::interpret(l.cp.program, {{"LUT", lut}, {"I", idx}}), UserError);
 }
 
@@ -55,9 +56,9 @@ TEST(KernelSafety, DataDependentGuardIsCheckedAtRunTime) {
   runtime::Buffer a(te::DType::F32, {6}), b(te::DType::F32, {6}), o(te::DType::F32, {6});
   b.fill(2);
   a.fill(-1);
-  EXPECT_EQ(l.lib->call({&a, &b, &o}), backend::kKernelOk);
+  EXPECT_EQ(l.lib->call({&a, &b, &o}), abi::kKernelOk);
   a.set(5, 1);  // reads B(6)
-  EXPECT_EQ(l.lib->call({&a, &b, &o}), backend::kKernelBadIndex);
+  EXPECT_EQ(l.lib->call({&a, &b, &o}), abi::kKernelBadIndex);
 }
 
 TEST(KernelSafety, ProvenPaddedReadsAreNotChecked) {
@@ -73,7 +74,7 @@ TEST(KernelSafety, LibraryNameClashIsRenamed) {
   EXPECT_EQ(backend::kernelSymbol(l.cp.kernel), "abs_kernel");
   runtime::Buffer a(te::DType::F32, {4}), o(te::DType::F32, {4});
   a.fill(-3);
-  EXPECT_EQ(l.lib->call({&a, &o}), backend::kKernelOk);
+  EXPECT_EQ(l.lib->call({&a, &o}), abi::kKernelOk);
   EXPECT_EQ(o.get(2), 3.0);
 }
 
@@ -94,7 +95,7 @@ TEST(KernelSafety, WrappingGuardIsNotTrusted) {
   runtime::Buffer a(te::DType::F32, {7}), o(te::DType::F32, {7});
   std::mt19937_64 rng(3);
   a.randomize(rng);
-  EXPECT_EQ(l.lib->call({&a, &o}), backend::kKernelOk);
+  EXPECT_EQ(l.lib->call({&a, &o}), abi::kKernelOk);
   auto want = runtime::interpret(l.cp.program, {{"A", a}});
   for (int64_t i = 0; i < 7; ++i) EXPECT_EQ(o.get(i), want.at("O").get(i));
 }
@@ -122,7 +123,7 @@ TEST(KernelSafety, ShortCircuitGuardsProtectReads) {
   runtime::Buffer a(te::DType::F32, {6}), p(te::DType::F32, {6}), q(te::DType::F32, {6});
   std::mt19937_64 rng(5);
   a.randomize(rng);
-  EXPECT_EQ(l.lib->call({&a, &p, &q}), backend::kKernelOk);
+  EXPECT_EQ(l.lib->call({&a, &p, &q}), abi::kKernelOk);
   auto want = runtime::interpret(l.cp.program, {{"A", a}});
   for (int64_t i = 0; i < 6; ++i) {
     EXPECT_EQ(p.get(i), want.at("P").get(i));

@@ -2,7 +2,6 @@
 // nest per statement group, smart and max fuse a producer-consumer chain.
 #include <gtest/gtest.h>
 
-#include "poly/Dependences.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
 #include "schedule/CheckSchedule.h"
@@ -28,7 +27,6 @@ Program chain() {
 
 isl::schedule scheduleWith(poly::IslContext& isl, const Program& p, schedule::FusionStrategy f) {
   poly::Scop scop = poly::extractScop(isl.ctx(), p);
-  scop.deps = poly::computeDependences(scop);
   schedule::SchedulerOptions o;
   o.fusion = f;
   return schedule::makeIslScheduler()->run(scop, o);
@@ -82,7 +80,6 @@ TEST(CheckSchedule, HandEditedCoincidenceIsRecomputed) {
   b.define(S(i), Reduction::Sum, true, A(i, k));
   Program p = b.build();
   poly::Scop scop = poly::extractScop(isl.ctx(), p);
-  scop.deps = poly::computeDependences(scop);
   // A tree claiming that the reduction loop k is parallel.
   isl::schedule lie(
       isl.ctx(),

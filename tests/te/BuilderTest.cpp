@@ -159,3 +159,19 @@ TEST(BuilderTest, MathFunctionsByName) {
 
 }  // namespace
 }  // namespace tessel::te
+
+namespace tessel::te {
+namespace {
+
+TEST(BuilderTest, NamesMustBeIdentifiers) {
+  using namespace builder;
+  ProgramBuilder b("ok_name");
+  EXPECT_THROW(b.input("bad name", DType::F32, {2}), UserError);
+  EXPECT_THROW(b.input("x-y", DType::F32, {2}), UserError);
+  EXPECT_THROW(b.index("9i"), UserError);
+  EXPECT_THROW(ProgramBuilder("has space"), UserError);
+  EXPECT_NO_THROW(b.input("_fine2", DType::F32, {2}));
+}
+
+}  // namespace
+}  // namespace tessel::te

@@ -1,12 +1,17 @@
 /* Tessel kernel prelude: the C every generated kernel starts with. It is plain
- * C99 (also valid C++) so the compiler's C++ side can use the same conversions.
- * f16 and bf16 are stored as 16-bit patterns and computed in f32. */
+ * C99 (also valid C++) so the compiler's C++ side can use the same conversions
+ * and status codes. f16 and bf16 are stored as 16-bit patterns and computed in f32. */
 #ifndef TESSEL_KERNEL_PRELUDE_H
 #define TESSEL_KERNEL_PRELUDE_H
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What a kernel returns. */
+#define TESSEL_STATUS_OK 0
+#define TESSEL_STATUS_BAD_INDEX 1     /* a read whose index could not be proven in range was out of range */
+#define TESSEL_STATUS_OUT_OF_MEMORY 2 /* scratch buffers could not be allocated */
 
 typedef uint16_t tessel_f16;
 typedef uint16_t tessel_bf16;
@@ -105,10 +110,10 @@ static inline long tessel_floord(long a, long b) { return (a >= 0) ? a / b : -((
 static inline long tessel_lmin(long a, long b) { return a < b ? a : b; }
 static inline long tessel_lmax(long a, long b) { return a > b ? a : b; }
 
-/* Data-dependent index (indirect read): out of range sets *status and reads element 0. */
+/* Unproven index (indirect read, data-dependent guard): out of range sets *status and reads element 0. */
 static inline long tessel_checked_index(int64_t i, long extent, int* status) {
   if (i < 0 || i >= extent) {
-    __atomic_store_n(status, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(status, TESSEL_STATUS_BAD_INDEX, __ATOMIC_RELAXED);
     return 0;
   }
   return (long)i;
