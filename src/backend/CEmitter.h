@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "backend/CNames.h"
 #include "lir/Lir.h"
 
 namespace tessel::backend {
@@ -14,9 +15,6 @@ std::string emitC(const lir::Kernel& kernel);
 // The C header of an ahead-of-time library: the kernel's prototype and the
 // layout of each tensor. `provenance` is a one-line comment (source, sizes).
 std::string emitHeader(const lir::Kernel& kernel, const std::string& provenance);
-// The C symbol of the kernel: its name, or NAME_kernel when the name would
-// clash with C (a keyword, or a function the C library headers declare).
-std::string kernelSymbol(const lir::Kernel& kernel);
 // Name of the packed entry point of `kernel`.
 std::string packedEntryName(const lir::Kernel& kernel);
 // C parameter type of a tensor of dtype t ("float", "uint16_t", ...).
