@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "front/Frontend.h"
@@ -45,11 +46,14 @@ LoadedProgram loadProgram(const ProgramSpec& spec) {
   auto module = front::parse(src);
   std::map<std::string, int64_t> sizes = front::defaultSizes(src);
   auto names = front::sizeNames(*module, spec.entry);
+  // A size of another def in the same file is accepted (and unused), so one
+  // --size list can serve every def of a file; anything else is a typo.
+  std::set<std::string> fileSizes;
+  for (const auto& def : front::defNames(*module))
+    for (const auto& n : front::sizeNames(*module, def)) fileSizes.insert(n);
   for (const auto& arg : spec.sizeArgs) {
     auto [name, value] = parseSizeArg(arg);
-    bool known = false;
-    for (const auto& n : names) known = known || n == name;
-    if (!known) {
+    if (!fileSizes.count(name)) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       userError("unknown size '" + name + "' in --size (" +

@@ -40,12 +40,20 @@ std::string text(Range r) { return std::to_string(r.lo) + ":" + std::to_string(r
 
 [[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) { throw UserError(loc, msg); }
 
+// Where a read is evaluated: always; only when the left operand of an
+// enclosing `&&`/`||` allows it (it still bounds indices, as in TC); or only
+// in one branch of a `?:` (padding: it bounds indices nothing else bounds).
+// Reads that are not always evaluated are bounds-checked under their
+// condition by extraction (poly/GuardedReads.h), not here.
+enum class Evaluated { Always, Conditionally, InBranch };
+
 // One index position of one read in a stage's right-hand side.
 struct Use {
   const ExprNode* access;
   size_t dim;
-  bool guarded;                      // inside a branch of a `?:`
+  Evaluated when;
   std::optional<AffineExpr> affine;  // nullopt: non-affine (indirect, product of indices...)
+  bool guarded() const { return when == Evaluated::InBranch; }
 };
 
 struct VarInfo {
@@ -60,7 +68,7 @@ class StageInference {
 
   void run() {
     checkOutput();
-    collect(s_.rhs, false);
+    collect(s_.rhs, Evaluated::Always);
     classifyVariables();
     checkSelfReads();
     checkWhere();
@@ -88,7 +96,7 @@ class StageInference {
                        " dimensions but this statement writes it with " + std::to_string(s_.indices.size()));
   }
 
-  void collect(const Expr& e, bool guarded) {
+  void collect(const Expr& e, Evaluated when) {
     TESSEL_CHECK(e != nullptr, "range-inference", "null expression in stage " + s_.output);
     switch (e->kind) {
       case ExprKind::Var: {
@@ -100,30 +108,30 @@ class StageInference {
         return;
       }
       case ExprKind::Access:
-        collectAccess(e, guarded);
+        collectAccess(e, when);
         return;
       case ExprKind::Select:
-        collect(e->operands[0], guarded);
-        collect(e->operands[1], true);
-        collect(e->operands[2], true);
+        collect(e->operands[0], when);
+        collect(e->operands[1], Evaluated::InBranch);
+        collect(e->operands[2], Evaluated::InBranch);
         return;
       case ExprKind::Binary:
         // `c && A(i - 1) > 0`: like C, the right operand is evaluated only
-        // when the left one allows it, so its reads are guarded too.
+        // when the left one allows it.
         if (isLogical(e->binaryOp)) {
-          collect(e->operands[0], guarded);
-          collect(e->operands[1], true);
+          collect(e->operands[0], when);
+          collect(e->operands[1], when == Evaluated::Always ? Evaluated::Conditionally : when);
           return;
         }
-        for (const auto& o : e->operands) collect(o, guarded);
+        for (const auto& o : e->operands) collect(o, when);
         return;
       default:
-        for (const auto& o : e->operands) collect(o, guarded);
+        for (const auto& o : e->operands) collect(o, when);
         return;
     }
   }
 
-  void collectAccess(const Expr& e, bool guarded) {
+  void collectAccess(const Expr& e, Evaluated when) {
     const SourceLoc& loc = e->loc.known() ? e->loc : s_.loc;
     const TensorDecl* t = p_.findTensor(e->name);
     if (!t) fail(loc, "unknown tensor '" + e->name + "'");
@@ -143,9 +151,9 @@ class StageInference {
         fail(idx->loc.known() ? idx->loc : loc,
              "index " + std::to_string(d) + " of '" + e->name + "' has type " + dtypeName(idx->type) +
                  "; tensor indices must be integers (cast with int32(...))");
-      Use u{e.get(), d, guarded, toAffine(idx)};
+      Use u{e.get(), d, when, toAffine(idx)};
       uses_.push_back(u);
-      collect(idx, guarded);
+      collect(idx, when);
     }
   }
 
@@ -159,7 +167,8 @@ class StageInference {
     for (const auto& u : uses_) {
       if (u.affine) {
         for (const auto& [v, c] : u.affine->coeffs)
-          if (c != 0 && vars_.count(v)) (u.guarded ? vars_[v].inGuarded : vars_[v].inUnguardedAffine) = true;
+          if (c != 0 && vars_.count(v))
+            (u.guarded() ? vars_[v].inGuarded : vars_[v].inUnguardedAffine) = true;
       } else {
         markNonAffine(u.access->operands[u.dim]);
       }
@@ -248,7 +257,7 @@ class StageInference {
     for (;;) {
       std::map<std::string, std::pair<Range, const ExprNode*>> found;
       for (const auto& u : uses_) {
-        if (u.guarded != useGuarded || !u.affine) continue;
+        if (u.guarded() != useGuarded || !u.affine) continue;
         std::string x;
         int unknown = 0;
         for (const auto& [v, c] : u.affine->coeffs)
@@ -340,7 +349,7 @@ class StageInference {
 
   void checkReadBounds() const {
     for (const auto& u : uses_) {
-      if (u.guarded || !u.affine) continue;
+      if (u.when != Evaluated::Always || !u.affine) continue;
       int64_t size = p_.tensor(u.access->name).shape[u.dim];
       auto [lo, hi] = bounds(*u.affine, "", u.access->loc);
       if (lo < 0 || hi >= size)

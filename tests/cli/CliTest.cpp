@@ -151,6 +151,15 @@ TEST_F(Cli, EntrySelection) {
   EXPECT_EQ(nlohmann::json::parse(ok.out)["kernel"], "twice");
   auto ambiguous = runTessel("run " + file("two.tc"));
   EXPECT_EQ(ambiguous.exitCode, 2);
+  // One --size list may serve several defs: sizes of other defs are accepted.
+  writeText(file("mixed.tc"),
+            "# sizes: N=5 K=3\n"
+            "def neg(float(N) A) -> (B) { B(i) = -A(i) }\n"
+            "def sum(float(N, K) A) -> (B) { B(i) +=! A(i, k) }\n");
+  auto shared = runTessel("run " + file("mixed.tc") + " --entry neg --size N=7 --size K=2 --check");
+  EXPECT_EQ(shared.exitCode, 0) << shared.err;
+  auto typo = runTessel("run " + file("mixed.tc") + " --entry neg --size Q=2");
+  EXPECT_EQ(typo.exitCode, 2);
   auto missing = runTessel("run " + file("two.tc") + " --entry thrice");
   EXPECT_EQ(missing.exitCode, 2);
   EXPECT_NE(missing.err.find("thrice"), std::string::npos) << missing.err;

@@ -44,6 +44,19 @@ def concat(float(M, N) A, float(M, N) B) -> (O1) {
 )TE");
 }
 
+TEST(FrontGolden, ShortCircuitReadsBoundIndicesInEitherOrder) {
+  // A read after `&&` bounds `i` like any read (as in TC); the ternary's
+  // branch read, guarded by `i > 0`, does not narrow it.
+  for (const char* cond : {"i > 0 && A(i) > 0", "A(i) > 0 && i > 0"}) {
+    expectLowersTo(
+        std::string("# sizes: N=8\ndef g(float(N) A, float(N) B) -> (C) {\n  C(i) = (") + cond +
+            ") ? B(i - 1) : 0\n}\n",
+        std::string("program g\n  input f32 A(8)\n  input f32 B(8)\n  output f32 C(8)\n  C(i) = ((") +
+            (cond[0] == 'i' ? "(i > 0) && (A(i) > 0)" : "(A(i) > 0) && (i > 0)") +
+            ") ? B((i - 1)) : 0)   {i in 0:8}\n");
+  }
+}
+
 TEST(FrontGolden, Scalars) {
   expectLowersTo(R"TC(# sizes: N=5
 def scalars(float(N) A, float alpha, int32 off) -> (S, O) {
