@@ -175,6 +175,7 @@ struct Stage {
   std::vector<std::string> reductionVars;    // rhs-only variables, in order of first appearance
   std::map<std::string, Range> ranges;       // every index variable -> its range (after inference)
   std::map<std::string, Range> whereRanges;  // explicit `where v in lo:hi` constraints
+  std::vector<Expr> existsReads;             // `where exists A(i)`: bound indices, never evaluated
   SourceLoc loc;
 };
 

@@ -62,12 +62,12 @@ struct Param {
 };
 
 struct WhereClause {
-  enum class Kind { Range, Let };
+  enum class Kind { Range, Let, Exists };
   Kind kind = Kind::Range;
   std::string var;
   SourceLoc loc;
   ExprPtr lo, hi;  // Range: lo:hi (half-open)
-  ExprPtr value;   // Let: var = value
+  ExprPtr value;   // Let: var = value; Exists: the read that bounds indices
 };
 
 enum class AssignOp { Assign, Sum, Prod, Min, Max };

@@ -21,7 +21,7 @@ struct Source {
 class Module;  // a parsed file: one or more defs, plus the source text
 
 // Throws UserError on lexical and syntax errors (and on TC constructs Tessel
-// rejects at the syntax level: def calls, '<=>', 'where exists').
+// rejects at the syntax level: def calls, '<=>').
 std::shared_ptr<const Module> parse(const Source& src);
 
 std::vector<std::string> defNames(const Module& m);  // in file order

@@ -164,6 +164,13 @@ class DefLowering {
                         "' is empty");
       s.whereRanges[w.var] = r;
     }
+    for (const auto& w : st.where) {
+      if (w.kind != ast::WhereClause::Kind::Exists) continue;
+      te::Expr read = lowerExpr(w.value);
+      if (read->kind != te::ExprKind::Access || read->operands.empty())
+        fail(w.value->loc, "'where exists' takes one tensor read, such as 'where exists A(i)'");
+      s.existsReads.push_back(read);
+    }
     te::Expr rhs = lowerExpr(st.rhs);
     te::TensorDecl* out = prog_.findTensor(st.tensor);
     if (out->role != te::TensorRole::Input) {  // writing an input is reported by range inference

@@ -238,8 +238,13 @@ class Parser {
 
   ast::WhereClause parseWhereClause() {
     ast::WhereClause w;
-    if (cur().kind == Tok::Exists)
-      fail(cur(), "unsupported: 'where exists' clauses are not supported by Tessel");
+    if (cur().kind == Tok::Exists) {
+      // TC: `where exists A(i)` bounds i as if A(i) were read, without reading it.
+      w.kind = ast::WhereClause::Kind::Exists;
+      w.loc = next().loc;
+      w.value = parseExp();
+      return w;
+    }
     Token var = expectName("an index name after 'where'");
     w.var = var.text;
     w.loc = var.loc;

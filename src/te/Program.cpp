@@ -56,6 +56,7 @@ std::string toString(const Program& p) {
     os << "  " << s.output << "(";
     for (size_t i = 0; i < s.indices.size(); ++i) os << (i ? ", " : "") << s.indices[i];
     os << ") " << reductionName(s.reduction) << (s.init ? "!" : "") << " " << toString(s.rhs);
+    for (const auto& r : s.existsReads) os << " where exists " << toString(r);
     if (!s.ranges.empty()) {
       os << "   {";
       bool first = true;

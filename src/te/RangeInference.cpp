@@ -69,6 +69,7 @@ class StageInference {
   void run() {
     checkOutput();
     collect(s_.rhs, Evaluated::Always);
+    for (const auto& r : s_.existsReads) collect(r, Evaluated::Always);
     classifyVariables();
     checkSelfReads();
     checkWhere();

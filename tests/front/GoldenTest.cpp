@@ -57,6 +57,20 @@ TEST(FrontGolden, ShortCircuitReadsBoundIndicesInEitherOrder) {
   }
 }
 
+TEST(FrontGolden, WhereExistsBoundsIndices) {
+  expectLowersTo(R"TC(# sizes: N=9
+def constant_fill(float(N) A, float c) -> (B) {
+    B(i) = c where exists A(i)
+}
+)TC",
+                 R"TE(program constant_fill
+  input f32 A(9)
+  input f32 c()
+  output f32 B(9)
+  B(i) = c where exists A(i)   {i in 0:9}
+)TE");
+}
+
 TEST(FrontGolden, Scalars) {
   expectLowersTo(R"TC(# sizes: N=5
 def scalars(float(N) A, float alpha, int32 off) -> (S, O) {

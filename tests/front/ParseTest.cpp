@@ -133,8 +133,8 @@ TEST(FrontParse, UnsupportedConstructs) {
                   "unsupported: calling a def ('g'); Tessel compiles each def on its own", 2, 10);
   EXPECT_TC_ERROR("def f(float(N) A) -> (O) {\n  O(i) = A(i) <=> B(i)\n}\n",
                   "unsupported: '<=>' equivalence annotations are not supported by Tessel", 2, 15);
-  EXPECT_TC_ERROR("def f(float(N) A, float c) -> (O) {\n  O(i) = c where exists A(i)\n}\n",
-                  "unsupported: 'where exists' clauses are not supported by Tessel", 2, 18);
+  EXPECT_TC_ERROR("# sizes: N=3\ndef f(float(N) A, float c) -> (O) {\n  O(i) = c where exists A(i) + 1\n}\n",
+                  "'where exists' takes one tensor read, such as 'where exists A(i)'", 3, 30);
 }
 
 TEST(FrontParse, ReductionOperatorsLex) {

@@ -30,8 +30,6 @@ const std::map<std::string, Expected> kRejected = {
       "index 'k' appears only on the right-hand side, so it is reduced, but 'A' is assigned with '='", 7,
       18}},
     {"inference_dynamic_stride.tc", {"", "unknown type 'int'", 3, 29}},
-    {"inference_constant_fill.tc",
-     {"", "unsupported: 'where exists' clauses are not supported by Tessel", 4, 18}},
     {"inference_lut.tc", {"", "index 0 of 'B' has type f32; tensor indices must be integers", 4, 12}},
     {"inference_lut_clamped.tc", {"", "index 0 of 'B' has type f32; tensor indices must be integers", 4, 12}},
     {"conventions_triangular_filter.tc",
