@@ -2,8 +2,14 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 EXAMPLE ?= examples/conv_bias_relu.tc
+# Fuzzing and sanitizer builds (see README, "Fuzzing and sanitizers").
+FUZZ_BUILD ?= build-fuzz
+ASAN_BUILD ?= build-asan
+FUZZ_SECONDS ?= 300
+FUZZ_CXX ?= clang++-14
+FUZZ_CC ?= clang-14
 
-.PHONY: deps build run test clean format
+.PHONY: deps build run test clean format fuzz fuzz-parser test-asan
 
 deps:
 	@bash scripts/install-deps.sh
@@ -20,8 +26,37 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The random-program differential fuzzer (`tessel fuzz`), a longer run than the one in `make test`.
+fuzz: build
+	./$(BUILD)/tessel fuzz --count 5000 --seed 1
+
+# libFuzzer on the TC front end (parse, lower, compile to C), clang-14 with ASan + UBSan.
+# Runs on a scratch copy of the seed corpus, so the repository's corpus only changes by hand;
+# crash-*, leak-* and timeout-* reproducers land in $(FUZZ_BUILD)/artifacts/.
+fuzz-parser: deps
+	@cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DTESSEL_FUZZER=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target tessel_parser_fuzzer
+	rm -rf $(FUZZ_BUILD)/corpus && mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
+	cp tests/fuzz/corpus/* $(FUZZ_BUILD)/corpus/
+	./$(FUZZ_BUILD)/tessel_parser_fuzzer $(FUZZ_BUILD)/corpus -dict=tools/fuzz/tc.dict \
+	  -max_len=4096 -timeout=10 -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_BUILD)/artifacts/
+
+# The whole test suite with ASan + UBSan, generated kernels included: TESSEL_CFLAGS makes the
+# kernels instrumented too (they load into the already-sanitized test process). The kernel cache
+# is $(ASAN_BUILD)/kernel-cache (tests/CMakeLists.txt gives each build folder its own), and the
+# flags are part of the cache key, so instrumented and plain kernels never mix.
+# halt_on_error: a UBSan report fails the test instead of scrolling by.
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && TESSEL_CFLAGS="-fsanitize=address,undefined" \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
 format:
-	@find src include cli tests -name '*.cpp' -o -name '*.h' | xargs clang-format -i
+	@find src include cli tests tools -name '*.cpp' -o -name '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD) $(ASAN_BUILD)

@@ -11,5 +11,6 @@ using CommandRunner = std::function<int()>;
 
 CommandRunner addRunCommand(CLI::App& app);
 CommandRunner addCompileCommand(CLI::App& app);
+CommandRunner addFuzzCommand(CLI::App& app);
 
 }  // namespace tessel::cli

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   auto run = tessel::cli::addRunCommand(app);
   auto compile = tessel::cli::addCompileCommand(app);
+  auto fuzz = tessel::cli::addFuzzCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("compile")) return compile();
+    if (app.got_subcommand("fuzz")) return fuzz();
     return 2;
   } catch (const tessel::UserError& e) {
     std::cerr << withSource(e).render() << "\n";

@@ -6,6 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libisl-dev libgtest-dev googletest nlohmann-json3-dev libcli11-dev
   libomp-dev clang clang-format
+  clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for `make fuzz-parser`
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

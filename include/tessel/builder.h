@@ -25,6 +25,33 @@
 
 namespace tessel::te::builder {
 
+// Where define() was called, for located errors. std::source_location when the
+// standard library has it; clang 14 with libstdc++ does not (it needs
+// __builtin_source_location), so the fallback reads the same builtins
+// libstdc++'s <experimental/source_location> uses.
+#if defined(__cpp_lib_source_location)
+using CallSite = std::source_location;
+#else
+struct CallSite {
+  static constexpr CallSite current(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE(),
+                                    unsigned column = __builtin_COLUMN()) noexcept {
+    CallSite c;
+    c.file_ = file;
+    c.line_ = line;
+    c.column_ = column;
+    return c;
+  }
+  constexpr const char* file_name() const noexcept { return file_; }
+  constexpr unsigned line() const noexcept { return line_; }
+  constexpr unsigned column() const noexcept { return column_; }
+
+ private:
+  const char* file_ = "";
+  unsigned line_ = 0;
+  unsigned column_ = 0;
+};
+#endif
+
 class Value;
 template <typename T>
 concept Arithmetic = std::is_arithmetic_v<T>;
@@ -115,11 +142,10 @@ class ProgramBuilder {
   ProgramBuilder& size(const std::string& name, int64_t value);
 
   // lhs = rhs at every point of lhs (a tensor indexed by index variables).
-  StageRef define(const Value& lhs, const Value& rhs,
-                  std::source_location loc = std::source_location::current());
+  StageRef define(const Value& lhs, const Value& rhs, CallSite loc = CallSite::current());
   // lhs op= rhs over the rhs-only variables; init ('!') starts from the identity.
   StageRef define(const Value& lhs, Reduction reduction, bool init, const Value& rhs,
-                  std::source_location loc = std::source_location::current());
+                  CallSite loc = CallSite::current());
 
   // The program with ranges inferred and checked (te::inferRangesAndCheck).
   Program build() const;

@@ -152,15 +152,16 @@ Tolerance toleranceFor(const te::Program& p, const std::string& tensor) {
   // Integers are exact, unless they come from a libm function or a float
   // reduction through a cast: an ulp of difference there can move a
   // truncation by one.
-  if (!te::isFloat(t)) return dependsOnInexactMath(p, tensor) ? Tolerance{1, 0} : Tolerance{};
   double k = accumulatedTerms(p, tensor);
+  constexpr double u32 = 5.96e-8, u64 = 1.11e-16;
+  // ... and the float value they come from carries its own relative error.
+  if (!te::isFloat(t)) return dependsOnInexactMath(p, tensor) ? Tolerance{1, 1e-4 + u32 * k} : Tolerance{};
   // Rounding error of a k-term accumulation grows like k * u * |term| in the
   // worst case (u: unit roundoff of the accumulator; terms of magnitude ~1,
   // as Buffer::randomize makes), relative to the result as well as absolute
   // (cancellation). The base terms cover a few ulps of the result and of
   // transcendental functions. f16/bf16 accumulate in f32 and are rounded to
   // the narrow type once, so they may differ by an ulp or two of it.
-  constexpr double u32 = 5.96e-8, u64 = 1.11e-16;
   switch (t) {
     case te::DType::F64:
       return {1e-12 + 1e-14 * k, 1e-9 + u64 * k};

@@ -5,7 +5,7 @@
 namespace tessel::te::builder {
 
 namespace {
-SourceLoc toLoc(const std::source_location& l) {
+SourceLoc toLoc(const CallSite& l) {
   return SourceLoc{l.file_name(), static_cast<int>(l.line()), static_cast<int>(l.column())};
 }
 
@@ -124,12 +124,12 @@ void ProgramBuilder::checkReads(const Expr& e, const SourceLoc& loc) const {
   for (const auto& o : e->operands) checkReads(o, loc);
 }
 
-StageRef ProgramBuilder::define(const Value& lhs, const Value& rhs, std::source_location loc) {
+StageRef ProgramBuilder::define(const Value& lhs, const Value& rhs, CallSite loc) {
   return define(lhs, Reduction::None, false, rhs, loc);
 }
 
 StageRef ProgramBuilder::define(const Value& lhs, Reduction reduction, bool init, const Value& rhs,
-                                std::source_location where) {
+                                CallSite where) {
   SourceLoc loc = toLoc(where);
   const Expr& l = lhs.expr();
   if (l->kind != ExprKind::Access)

@@ -224,9 +224,11 @@ class StageInference {
     for (const auto& [v, c] : a.coeffs) {
       if (v == skip || c == 0) continue;
       const Range& r = known_.at(v);
-      overflow |= __builtin_mul_overflow(c, r.lo, &x) | __builtin_mul_overflow(c, r.hi - 1, &y);
-      overflow |=
-          __builtin_add_overflow(lo, std::min(x, y), &lo) | __builtin_add_overflow(hi, std::max(x, y), &hi);
+      // One statement each: every product and sum must be computed (no short circuit).
+      overflow |= __builtin_mul_overflow(c, r.lo, &x);
+      overflow |= __builtin_mul_overflow(c, r.hi - 1, &y);
+      overflow |= __builtin_add_overflow(lo, std::min(x, y), &lo);
+      overflow |= __builtin_add_overflow(hi, std::max(x, y), &hi);
     }
     if (overflow || lo < -kLimit || hi > kLimit) fail(loc, "index arithmetic overflows 64-bit integers");
     return {lo, hi};

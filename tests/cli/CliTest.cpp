@@ -1,6 +1,7 @@
 // The CLI contract: exit codes, --json fields, located errors for bad input.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "../support/RunTool.h"
@@ -265,8 +266,11 @@ TEST_F(Cli, AheadOfTimeLibraryLinksFromC) {
             "    if (fabsf(C[m*7+n] - want) > 1e-4f) { printf(\"mismatch %d %d\\n\", m, n); return 1; }\n"
             "  }\n"
             "  printf(\"ok\\n\");\n  return 0;\n}\n");
-  auto build = runCommand("cc -std=c99 -o " + file("main") + " " + file("main.c") + " -I" + file("lib") +
-                          " -L" + file("lib") + " -lmatmul -Wl,-rpath," + file("lib") + " -lm");
+  // Kernel flags the library was built with (sanitizers under `make test-asan`) apply to the program too.
+  const char* kernelFlags = std::getenv("TESSEL_CFLAGS");
+  auto build = runCommand("cc -std=c99 " + std::string(kernelFlags ? kernelFlags : "") + " -o " +
+                          file("main") + " " + file("main.c") + " -I" + file("lib") + " -L" + file("lib") +
+                          " -lmatmul -Wl,-rpath," + file("lib") + " -lm");
   ASSERT_EQ(build.exitCode, 0) << build.out << build.err;
   auto run = runCommand(file("main"));
   EXPECT_EQ(run.exitCode, 0) << run.out << run.err;

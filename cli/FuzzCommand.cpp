@@ -1,0 +1,27 @@
+#include <iostream>
+
+#include "Commands.h"
+#include "fuzz/Fuzzer.h"
+
+namespace tessel::cli {
+
+CommandRunner addFuzzCommand(CLI::App& app) {
+  auto options = std::make_shared<fuzz::FuzzOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "fuzz",
+      "Differential fuzzing: random TC programs, every option combination, checked against the interpreter");
+  cmd->add_option("--seed", options->seed, "seed of the run (programs are reproducible from it)");
+  cmd->add_option("--count", options->count, "number of programs")->check(CLI::PositiveNumber);
+  cmd->add_option("--time-budget", options->timeBudget, "stop starting new programs after this many seconds")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--timeout", options->timeoutSeconds, "seconds per program before it counts as a hang")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("!--no-minimize", options->minimize, "report failures as generated, without delta reduction");
+  return [options] {
+    fuzz::FuzzReport report = fuzz::runFuzz(*options, std::cerr);
+    std::cout << fuzz::summarize(report, *options);
+    return report.failures.empty() ? 0 : 1;
+  };
+}
+
+}  // namespace tessel::cli

@@ -1,0 +1,189 @@
+#include "fuzz/Differential.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "front/Frontend.h"
+#include "runtime/Runner.h"
+
+namespace tessel::fuzz {
+
+std::vector<Combination> optionMatrix() {
+  std::vector<Combination> m;
+  for (auto fusion :
+       {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max})
+    for (int threads : {1, 2}) {
+      Combination c;
+      c.options.fusion = fusion;
+      c.threads = threads;
+      c.label = std::string("fusion=") + schedule::fusionStrategyName(fusion) +
+                " threads=" + std::to_string(threads);
+      m.push_back(c);
+    }
+  return m;
+}
+
+const char* verdictName(Verdict v) {
+  switch (v) {
+    case Verdict::Pass:
+      return "pass";
+    case Verdict::Rejected:
+      return "rejected";
+    case Verdict::Mismatch:
+      return "mismatch";
+    case Verdict::KernelError:
+      return "kernel error";
+    case Verdict::InternalError:
+      return "internal error";
+    case Verdict::Crash:
+      return "crash";
+    case Verdict::Hang:
+      return "hang";
+  }
+  return "?";
+}
+
+bool isFailure(Verdict v) { return v != Verdict::Pass && v != Verdict::Rejected; }
+
+namespace {
+
+// One line per combination on the pipe: "<verdict index> <label>\t<detail>";
+// "START <label>" before each, so a crash is attributed to its combination.
+std::string oneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\t') c = ' ';
+  return s.substr(0, 2000);
+}
+
+ComboResult runOne(const std::string& tc, const Combination& c) {
+  ComboResult r{c.label, Verdict::Pass, ""};
+  try {
+    front::Source src{"fuzz.tc", tc};
+    auto module = front::parse(src);
+    // Only the sizes the def binds: the # sizes: line may list unused ones.
+    std::map<std::string, int64_t> sizes, all = front::defaultSizes(src);
+    for (const auto& n : front::sizeNames(*module, ""))
+      if (all.count(n)) sizes[n] = all[n];
+    te::Program p = front::lower(*module, "", sizes);
+    driver::CompiledProgram cp = driver::compile(p, c.options);
+    runtime::RunOptions ro;
+    ro.check = true;
+    ro.threads = c.threads;
+    try {
+      runtime::RunReport rep =
+          runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+      for (const auto& o : rep.outputs)
+        if (!o.pass) {
+          r.verdict = Verdict::Mismatch;
+          r.detail += o.tensor + ": " + o.message + " ";
+        }
+    } catch (const UserError& e) {
+      // Compiled, then failed at run time (a bad index, no memory).
+      r.verdict = Verdict::KernelError;
+      r.detail = e.what();
+    }
+  } catch (const UserError& e) {
+    // Generated programs are meant to be valid, but a rejection is acceptable
+    // as long as it names its place.
+    r.verdict = e.loc().known() ? Verdict::Rejected : Verdict::InternalError;
+    r.detail = e.what();
+  } catch (const InternalError& e) {
+    r.verdict = Verdict::InternalError;
+    r.detail = e.what();
+  } catch (const std::exception& e) {
+    r.verdict = Verdict::InternalError;
+    r.detail = std::string("unexpected exception: ") + e.what();
+  }
+  return r;
+}
+
+[[noreturn]] void childMain(int fd, const std::string& tc, const std::vector<Combination>& combinations) {
+  auto say = [&](const std::string& line) {
+    std::string l = line + "\n";
+    (void)!write(fd, l.data(), l.size());
+  };
+  for (const auto& c : combinations) {
+    say("START " + c.label);
+    ComboResult r = runOne(tc, c);
+    say(std::to_string(static_cast<int>(r.verdict)) + " " + c.label + "\t" + oneLine(r.detail));
+  }
+  _exit(0);
+}
+
+}  // namespace
+
+std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<Combination>& combinations,
+                                      int timeoutSeconds) {
+  int fds[2];
+  if (pipe(fds) != 0) throw InternalError("fuzz", "pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) throw InternalError("fuzz", "fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    childMain(fds[1], tc, combinations);
+  }
+  close(fds[1]);
+  std::string out;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+  bool timedOut = false;
+  for (;;) {
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timedOut = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buf[4096];
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+
+  std::vector<ComboResult> results;
+  std::string running;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("START ", 0) == 0) {
+      running = line.substr(6);
+      continue;
+    }
+    auto space = line.find(' '), tab = line.find('\t');
+    if (space == std::string::npos || tab == std::string::npos) continue;
+    ComboResult r;
+    r.verdict = static_cast<Verdict>(std::stoi(line.substr(0, space)));
+    r.combination = line.substr(space + 1, tab - space - 1);
+    r.detail = line.substr(tab + 1);
+    results.push_back(r);
+    running.clear();
+  }
+  if (!running.empty() || timedOut || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ComboResult r;
+    r.combination = running.empty() ? "(between combinations)" : running;
+    if (timedOut) {
+      r.verdict = Verdict::Hang;
+      r.detail = "no result after " + std::to_string(timeoutSeconds) + " s";
+    } else {
+      r.verdict = Verdict::Crash;
+      r.detail = WIFSIGNALED(status) ? std::string("signal ") + strsignal(WTERMSIG(status))
+                                     : "exit status " + std::to_string(WEXITSTATUS(status));
+    }
+    results.push_back(r);
+  }
+  return results;
+}
+
+}  // namespace tessel::fuzz

@@ -1,0 +1,41 @@
+// Differential checking of generated programs: every program is compiled
+// under every option combination (the matrix below is the one place later
+// options are added) and every output is compared with the reference
+// interpreter. Each program runs in a child process, so a crashing or hanging
+// kernel is reported instead of taking the fuzzer down.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/Options.h"
+#include "fuzz/ProgramModel.h"
+
+namespace tessel::fuzz {
+
+struct Combination {
+  std::string label;  // "fusion=max threads=2"
+  driver::CompileOptions options;
+  int threads = 1;
+};
+
+// Every option combination that exists: fusion strategies x thread counts.
+std::vector<Combination> optionMatrix();
+
+enum class Verdict { Pass, Rejected, Mismatch, KernelError, InternalError, Crash, Hang };
+const char* verdictName(Verdict v);
+bool isFailure(Verdict v);  // anything but Pass and a located rejection
+
+struct ComboResult {
+  std::string combination;
+  Verdict verdict = Verdict::Pass;
+  std::string detail;  // the message, mismatch report or signal
+};
+
+// Runs `tc` under each combination in a child process (killed after
+// `timeoutSeconds`). Rejections without a source location count as internal errors.
+std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<Combination>& combinations,
+                                      int timeoutSeconds);
+
+}  // namespace tessel::fuzz

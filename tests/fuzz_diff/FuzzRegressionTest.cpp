@@ -1,0 +1,67 @@
+// Minimized reproducers printed by `tessel fuzz`, kept as regression tests
+// (paste new ones at the end). Each compiles under the option combination
+// that failed and must match the reference interpreter.
+#include <gtest/gtest.h>
+
+#include "fuzz/Differential.h"
+
+namespace tessel::fuzz {
+namespace {
+
+void expectMatchesInterpreter(const std::string& tc, const std::string& combination) {
+  std::vector<Combination> chosen;
+  for (const auto& c : optionMatrix())
+    if (c.label == combination) chosen.push_back(c);
+  ASSERT_EQ(chosen.size(), 1u) << "unknown combination " << combination;
+  for (const auto& r : checkProgram(tc, chosen, 120))
+    EXPECT_EQ(r.verdict, Verdict::Pass) << r.combination << ": " << r.detail;
+}
+
+// A reduction whose window and broadcast reads meet in a fused nest (the
+// kind of program the fuzzer generates), kept as the first entry.
+TEST(FuzzRegression, WindowedReductionIntoTemporaryThenReversedRead) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=7 N1=3
+def fuzz(float(N0,N1) I0, float(N0) I1) -> (T3) {
+  T2(i0) +=! (I0(i0, r0) * I1(N0 - 1 - i0)) where i0 in 0:N0, r0 in 0:N1
+  T3(i0) max=! fmax(T2(N0 - 1 - i0), I1(i0 + r0)) where i0 in 0:N0 - N1 + 1, r0 in 0:N1
+}
+)TC",
+                           "fusion=max threads=2");
+}
+
+// Found by tessel fuzz (program seed 240961906448308340): hang under
+// fusion=max (isl's scheduler ran for minutes with unbounded coefficients).
+TEST(FuzzRegression, Seed240961906448308340) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=5 N1=5 N2=65
+def fuzz(float(N2,N1) I0, float(N2,N1) I1) -> (int32 T8) {
+  T2(i0, i1) +=! ((sigmoid(I0(i1, N1 - 1 - i0)) + fabs(I1(r0, r1))) - fmax(((i0 + 1 < N1) ? I1(i1, i0 + 1) : 0), 0)) where i0 in 0:N1, i1 in 0:N2, r0 in 0:N2, r1 in 0:N1
+  T3 +=! ((I1(0, 0) * 0.5) - fabs(I0(r0, r1))) where r0 in 0:N2, r1 in 0:N1
+  T4(i0, i1) = fmin(-T3, fmax(I1(i1, N1 - 1 - i0), 0)) where i0 in 0:N1, i1 in 0:N2
+  T5(i0, i1, i2) *=! (1 + 0.1 * (T4(r0, 0) + fabs(((i0 + 1 < N1) ? T4(i0 + 1, i2) : 0)))) where i0 in 0:N1, i1 in 0:N1, i2 in 0:N2, r0 in 0:N1
+  T6(i0, i1) max=! (fmax(tanh(I0(i1, r0)), T2(i0, N2 - 1 - i1)) + (((i0 + 1 < N1) ? T2(i0 + 1, 2 * i0) : 0) * 0.5)) where i0 in 0:N1, i1 in 0:N2, r0 in 0:N1
+  T2(i0, i1) += exp(tanh(I0(2 * i0, i0))) where i0 in 0:N1, i1 in 0:N2
+  T7(i0, i1) +=! fmax(exp(tanh(T6(N1 - 1 - i1, i0))), (T6(r0, r1) * 0.5)) where i0 in 0:N2, i1 in 0:N1, r0 in 0:N1, r1 in 0:N2
+  T8 +=! int32(fmax(T7(r0, r1), 0) * 8) where r0 in 0:N2, r1 in 0:N1
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
+// Found by tessel fuzz (program seed 578614372503024644): mismatch under
+// fusion=min: an int32 output cast from a 78125-term float sum differed by 3
+// (f32 accumulation error times 8); integer tolerances now carry the relative
+// error of the float they come from.
+TEST(FuzzRegression, Seed578614372503024644) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=1 N1=5
+def fuzz(float(N1,N1,N1) I0) -> (T2, int32(N1) T4) {
+  T1(i0, i1, i2) max=! fmin((tanh(I0(i2, 0, N1 - 1 - i2)) * exp(tanh(((i1 + 1 < N1) ? I0(i1 + 1, i0, r0) : 0)))), ((i2 + 1 < N1 && i0 + 1 < N1) ? I0(i2 + 1, i0 + 1, i0) : 0)) where i0 in 0:N1, i1 in 0:N1, i2 in 0:N1, r0 in 0:N1
+  T2(i0, i1) min=! fmax(T1(0, r0, 0), 0) where i0 in 0:N1, i1 in 0:N1, r0 in 0:N1
+  T3 +=! fmin((tanh(T1(0, r0, r1)) - fabs(I0(r2, r3, r4))), tanh(T2(r5, r6))) where r0 in 0:N1, r1 in 0:N1, r2 in 0:N1, r3 in 0:N1, r4 in 0:N1, r5 in 0:N1, r6 in 0:N1
+  T4(i0) = int32(((T3 + T2(N1 - 1 - i0, 0)) - (T3 * 0.5)) * 8) where i0 in 0:N1
+}
+)TC",
+                           "fusion=min threads=1");
+}
+
+}  // namespace
+}  // namespace tessel::fuzz
