@@ -3,6 +3,7 @@
 #include <isl/options.h>
 #include <isl/schedule.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "schedule/Scheduler.h"
@@ -65,6 +66,13 @@ class IslScheduler final : public Scheduler {
     // ILPs grow huge numbers: a fuzzed 8-statement program took minutes
     // under max fusion with the default bound, 0.3 s with this one.
     isl_options_set_schedule_max_coefficient(c, 2);
+    // Shifts larger than the largest loop extent never help fusion; bounding
+    // them keeps max fusion's ILPs small too (a fuzzed program ran for
+    // minutes without this bound).
+    int64_t extent = 1;
+    for (const auto& stage : scop.program->stages)
+      for (const auto& [v, r] : stage.ranges) extent = std::max(extent, r.extent());
+    isl_options_set_schedule_max_constant_term(c, static_cast<int>(std::min<int64_t>(extent, 1 << 20)));
 
     isl::union_map validity = scop.deps.validity();
     isl::schedule_constraints sc = isl::schedule_constraints::on_domain(scop.domain)

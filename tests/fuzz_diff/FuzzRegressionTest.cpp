@@ -63,5 +63,19 @@ def fuzz(float(N1,N1,N1) I0) -> (T2, int32(N1) T4) {
                            "fusion=min threads=1");
 }
 
+// Found by tessel fuzz (program seed 15293074151442961692): hang under
+// fusion=max even with coefficients bounded; constant terms are now bounded by
+// the largest loop extent.
+TEST(FuzzRegression, Seed15293074151442961692) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=33 N1=65 N2=13
+def fuzz(double(N2,N0,N0) I0) -> (int32(N2,N0) T3) {
+  T1(i0, i1, i2) +=! (fmax(sigmoid(I0(r0, i0, 0)), tanh(I0(i2, 0, 0))) - I0(0, 0, i0)) where i0 in 0:N0, i1 in 0:N0, i2 in 0:N2, r0 in 0:N2
+  T2(i0, i1) *=! (1 + 0.1 * ((tanh(((i0 + 1 < N0) ? T1(i0 + 1, 0, N2 - 1 - i1) : 0)) > fmax(T1(r0, i0, i1), 0) ? tanh(((i0 + 1 < N0) ? T1(i0 + 1, 0, N2 - 1 - i1) : 0)) : fmax(T1(r0, i0, i1), 0)) + -T1(i0, i0, r1))) where i0 in 0:N0, i1 in 0:N2, r0 in 0:N0, r1 in 0:N2
+  T3(i0, i1) min=! int32((sigmoid(((i1 + 1 < N0) ? T2(i1 + 1, r0) : 0)) + (T2(i0 + r1, i0) * 0.5)) * 8) where i0 in 0:N2, i1 in 0:N0, r0 in 0:N2, r1 in 0:N0 - N2 + 1
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
 }  // namespace
 }  // namespace tessel::fuzz
