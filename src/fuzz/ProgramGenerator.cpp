@@ -22,7 +22,8 @@ class Generator {
   ProgramModel run() {
     int nsizes = 1 + pick(4);
     for (int i = 0; i < nsizes; ++i) p_.sizes.push_back({"N" + std::to_string(i), kSizeValues[pick(11)]});
-    type_ = chance(0.1) ? "double" : "float";
+    int typeChoice = pick(20);
+    type_ = typeChoice < 2 ? "double" : typeChoice < 4 ? "half" : typeChoice < 6 ? "int32" : "float";
     int ninputs = 1 + pick(3);
     for (int i = 0; i < ninputs; ++i) {
       TensorModel t;
@@ -33,10 +34,11 @@ class Generator {
       p_.tensors.push_back(t);
       bound_.insert(t.dims.begin(), t.dims.end());
     }
+    if (!isInteger() && chance(0.25)) addIndexInput();
     int nstatements = 1 + pick(8);
     for (int s = 0; s < nstatements; ++s) {
       bool accumulate = s > 0 && chance(0.12) && definedCount() > 0;
-      bool castOut = s == nstatements - 1 && chance(0.15);
+      bool castOut = s == nstatements - 1 && !isInteger() && chance(0.15);
       StatementModel st = accumulate ? accumulateStatement() : newStatement(castOut);
       p_.statements.push_back(st);
     }
@@ -50,12 +52,13 @@ class Generator {
  private:
   int pick(int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng_)); }
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  bool isInteger() const { return type_ == "int32"; }
   int64_t value(int size) const { return p_.sizes[static_cast<size_t>(size)].value; }
   const std::string& sizeName(int size) const { return p_.sizes[static_cast<size_t>(size)].name; }
 
   int definedCount() const {
-    return static_cast<int>(std::count_if(p_.tensors.begin(), p_.tensors.end(), [](const TensorModel& t) {
-      return !t.input && t.type == "float";
+    return static_cast<int>(std::count_if(p_.tensors.begin(), p_.tensors.end(), [this](const TensorModel& t) {
+      return !t.input && t.type == type_;
     }));
   }
 
@@ -88,6 +91,33 @@ class Generator {
     int64_t work = 1;
   };
 
+  // An int32 input read as an index of another tensor (T(J(i0), i1)): the
+  // runner fills it with values inside the indexed dimension.
+  void addIndexInput() {
+    TensorModel t;
+    t.name = "J";
+    t.type = "int32";
+    t.input = true;
+    t.dims = randomDims(1 + pick(2));
+    if (t.dims.empty()) return;
+    index_ = static_cast<int>(p_.tensors.size());
+    p_.tensors.push_back(t);
+  }
+
+  // `J(v...)` when every dimension of J has a statement variable over the same size.
+  std::string indexRead(Context& c) {
+    if (index_ < 0) return "";
+    const TensorModel& j = p_.tensors[static_cast<size_t>(index_)];
+    std::string text = j.name + "(";
+    for (size_t d = 0; d < j.dims.size(); ++d) {
+      auto it = std::find(c.lhsDims.begin(), c.lhsDims.end(), j.dims[d]);
+      if (it == c.lhsDims.end()) return "";
+      text += (d ? ", " : "") + c.st.lhs[static_cast<size_t>(it - c.lhsDims.begin())];
+    }
+    c.st.reads.push_back(index_);
+    return text + ")";
+  }
+
   std::string newReduction(Context& c, const std::string& extentText, int64_t extent) {
     std::string r = "r" + std::to_string(c.reductions++);
     c.st.where.push_back(r + " in 0:" + extentText);
@@ -107,6 +137,13 @@ class Generator {
       for (size_t j = 0; j < c.lhsDims.size(); ++j)
         if (c.lhsDims[j] == e) same.push_back(j);
       int choice = pick(10);
+      if (choice == 9 && chance(0.5)) {
+        std::string viaIndex = indexRead(c);
+        if (!viaIndex.empty()) {
+          idx.push_back(viaIndex);
+          continue;
+        }
+      }
       if (!same.empty() && choice < 5) {
         size_t j = same[static_cast<size_t>(pick(static_cast<int>(same.size())))];
         const std::string& v = c.st.lhs[j];
@@ -151,6 +188,21 @@ class Generator {
   // Bounded elementwise functions keep values near [-2, 2], so tolerances and
   // reductions (including products) stay meaningful.
   std::string unaryOf(const std::string& x) {
+    if (isInteger()) {
+      // Integer arithmetic wraps (two's complement) in kernels and interpreter alike.
+      switch (pick(6)) {
+        case 0:
+          return "-" + x;
+        case 1:
+          return "(" + x + " > 0 ? " + x + " : 0)";
+        case 2:
+          return "(" + x + " / 3)";
+        case 3:
+          return "(" + x + " * 3)";
+        default:
+          return x;
+      }
+    }
     switch (pick(9)) {
       case 0:
         return "-" + x;
@@ -172,6 +224,20 @@ class Generator {
   }
 
   std::string combine(const std::string& a, const std::string& b) {
+    if (isInteger()) {
+      switch (pick(5)) {
+        case 0:
+          return "(" + a + " + " + b + ")";
+        case 1:
+          return "(" + a + " - " + b + ")";
+        case 2:
+          return "(" + a + " * " + b + ")";
+        case 3:
+          return "(" + a + " < " + b + " ? " + a + " : " + b + ")";
+        default:
+          return "(" + a + " > " + b + " ? " + a + " : " + b + ")";
+      }
+    }
     switch (pick(6)) {
       case 0:
         return "(" + a + " + " + b + ")";
@@ -227,7 +293,7 @@ class Generator {
     if (c.reductions > 0) {
       static const char* const kOps[] = {"+=!", "+=!", "max=!", "min=!", "*=!"};
       c.st.op = kOps[pick(5)];
-      if (c.st.op == "*=!") rhs = "(1 + 0.1 * " + rhs + ")";  // products stay near 1
+      if (c.st.op == "*=!" && !isInteger()) rhs = "(1 + 0.1 * " + rhs + ")";  // products stay near 1
     }
     if (castOut) {
       // A typed integer output of a quantized value.
@@ -256,7 +322,8 @@ class Generator {
       rhs = unaryOf(read(c, 0));
     }
     c.st.op = pick(2) ? "+=" : "max=";
-    c.st.rhs = rhs;
+    // Float literals promote half to float, and a float value does not narrow into half implicitly.
+    c.st.rhs = type_ == "half" ? "half(" + rhs + ")" : rhs;
     return c.st;
   }
 
@@ -264,6 +331,7 @@ class Generator {
   ProgramModel p_;
   std::string type_;
   std::set<int> bound_;  // sizes some input's shape binds
+  int index_ = -1;       // the int32 index input, if any
 };
 
 }  // namespace

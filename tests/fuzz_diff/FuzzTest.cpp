@@ -3,6 +3,8 @@
 // for bugs it finds go to FuzzRegressionTest.cpp.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "fuzz/Fuzzer.h"
 
 namespace tessel::fuzz {
@@ -14,6 +16,19 @@ TEST(Fuzz, GenerationIsReproducible) {
     EXPECT_EQ(render(generateProgram(seed)), render(generateProgram(seed)));
   }
   EXPECT_NE(render(generateProgram(programSeed(5, 0))), render(generateProgram(programSeed(5, 1))));
+}
+
+TEST(Fuzz, GenerationCoversEveryElementTypeAndIndirectReads) {
+  std::map<std::string, int> seen;
+  for (int i = 0; i < 300; ++i) {
+    std::string text = render(generateProgram(programSeed(3, i)));
+    for (const char* feature : {"(half(", "(double(", "(int32(", "(float(", "int32(N", "(J(", "max=!",
+                                "min=!", "*=!", "+=!", "2 * i", " + r0"})
+      if (text.find(feature) != std::string::npos) ++seen[feature];
+  }
+  for (const char* feature : {"(half(", "(double(", "(int32(", "(float(", "int32(N", "(J(", "max=!", "min=!",
+                              "*=!", "+=!", "2 * i", " + r0"})
+    EXPECT_GT(seen[feature], 0) << "no generated program has " << feature;
 }
 
 TEST(Fuzz, MatrixCoversEveryFusionStrategyAndThreadCount) {
