@@ -46,25 +46,34 @@ void collectReads(const te::Expr& e, std::set<std::string>& out) {
   for (const auto& o : e->operands) collectReads(o, out);
 }
 
-// Number of terms accumulated into `tensor`, along the longest chain of
-// reductions through the tensors it is computed from.
-double accumulatedTerms(const te::Program& p, const std::string& tensor) {
-  std::map<std::string, double> terms;  // tensors not yet written: 0
+void collectReadOccurrences(const te::Expr& e, std::vector<std::string>& out) {
+  if (e->kind == te::ExprKind::Access) out.push_back(e->name);
+  for (const auto& o : e->operands) collectReadOccurrences(o, out);
+}
+
+// Error units of `tensor`: the terms accumulated into it plus, for every read
+// in its definition, the units of the tensor read. Summing over reads (with
+// multiplicity) bounds how products amplify relative error: T*T carries twice
+// T's error, a sum of a k-term reduction with itself the same. Units times the
+// unit roundoff bound the relative error of a value computed in a different
+// order or precision (terms of magnitude ~1, as Buffer::randomize makes).
+double errorUnits(const te::Program& p, const std::string& tensor) {
+  std::map<std::string, double> units;  // tensors not yet written: 0
   for (const auto& s : p.stages) {
     double len = 1;
     for (const auto& v : s.reductionVars) {
       auto r = s.ranges.find(v);
       if (r != s.ranges.end()) len *= static_cast<double>(std::max<int64_t>(r->second.extent(), 1));
     }
-    std::set<std::string> reads;
-    collectReads(s.rhs, reads);
+    std::vector<std::string> reads;
+    collectReadOccurrences(s.rhs, reads);
     double fed = 0;
-    for (const auto& r : reads) fed = std::max(fed, terms[r]);
+    for (const auto& r : reads) fed += units[r];
     // A `+=` without `!` adds onto what the tensor already held.
-    double before = s.init || s.reduction == te::Reduction::None ? 0 : terms[s.output];
-    terms[s.output] = std::max(terms[s.output], before + len + fed);
+    double before = s.init || s.reduction == te::Reduction::None ? 0 : units[s.output];
+    units[s.output] = std::max(units[s.output], before + len + fed);
   }
-  return terms[tensor];
+  return units[tensor];
 }
 
 // Operations that C's math library and the interpreter may round differently
@@ -152,11 +161,11 @@ Tolerance toleranceFor(const te::Program& p, const std::string& tensor) {
   // Integers are exact, unless they come from a libm function or a float
   // reduction through a cast: an ulp of difference there can move a
   // truncation by one.
-  double k = accumulatedTerms(p, tensor);
+  double k = errorUnits(p, tensor);
   constexpr double u32 = 5.96e-8, u64 = 1.11e-16;
   // ... and the float value they come from carries its own relative error.
   if (!te::isFloat(t)) return dependsOnInexactMath(p, tensor) ? Tolerance{1, 1e-4 + u32 * k} : Tolerance{};
-  // Rounding error of a k-term accumulation grows like k * u * |term| in the
+  // Rounding error of k error units grows like k * u * |term| in the
   // worst case (u: unit roundoff of the accumulator; terms of magnitude ~1,
   // as Buffer::randomize makes), relative to the result as well as absolute
   // (cancellation). The base terms cover a few ulps of the result and of

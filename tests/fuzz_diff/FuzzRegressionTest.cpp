@@ -77,5 +77,23 @@ def fuzz(double(N2,N0,N0) I0) -> (int32(N2,N0) T3) {
                            "fusion=max threads=1");
 }
 
+// Found by tessel fuzz (program seed 15028230723423410763): an int32 output
+// fed by the square of a 4913-term f32 sum differed by 7.5e-4 relative, more
+// than the tolerance of the longest reduction chain; tolerances now add the
+// error of every read, so products carry the error of each factor.
+TEST(FuzzRegression, Seed15028230723423410763) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=17
+def fuzz(float(N0,N0,N0) I0) -> (T1, int32(N0,N0,N0) T5) {
+  T1(i0) +=! (tanh(((i0 + 1 < N0) ? I0(i0 + 1, i0, i0) : 0)) - I0(i0, r0, r1)) where i0 in 0:N0, r0 in 0:N0, r1 in 0:N0
+  T2 +=! fmax(tanh(T1(r0)), (I0(0, r1, r2) * 0.5)) where r0 in 0:N0, r1 in 0:N0, r2 in 0:N0
+  T2 += fabs(I0(r0, r1, r2)) where r0 in 0:N0, r1 in 0:N0, r2 in 0:N0
+  T3 = fmax((T2 * 0.5), T2)
+  T4(i0) = ((T3 + sigmoid(T3)) * T3) where i0 in 0:N0
+  T5(i0, i1, i2) +=! int32((-T4(r0) + tanh(T4(0))) * 8) where i0 in 0:N0, i1 in 0:N0, i2 in 0:N0, r0 in 0:N0
+}
+)TC",
+                           "fusion=min threads=1");
+}
+
 }  // namespace
 }  // namespace tessel::fuzz
