@@ -12,5 +12,7 @@ using CommandRunner = std::function<int()>;
 CommandRunner addRunCommand(CLI::App& app);
 CommandRunner addCompileCommand(CLI::App& app);
 CommandRunner addFuzzCommand(CLI::App& app);
+CommandRunner addBenchCommand(CLI::App& app);
+CommandRunner addTargetCommand(CLI::App& app);
 
 }  // namespace tessel::cli

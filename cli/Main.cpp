@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   auto run = tessel::cli::addRunCommand(app);
   auto compile = tessel::cli::addCompileCommand(app);
   auto fuzz = tessel::cli::addFuzzCommand(app);
+  auto bench = tessel::cli::addBenchCommand(app);
+  auto target = tessel::cli::addTargetCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -45,6 +47,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("compile")) return compile();
     if (app.got_subcommand("fuzz")) return fuzz();
+    if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("target")) return target();
     return 2;
   } catch (const tessel::UserError& e) {
     std::cerr << withSource(e).render() << "\n";

@@ -1,5 +1,7 @@
 #include "ProgramOptions.h"
 
+#include "target/HardwareJson.h"
+
 namespace tessel::cli {
 
 void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
@@ -13,6 +15,16 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       "--schedule", args.scheduleFile,
       "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
       "it is checked against the dependences");
+  cmd->add_option(
+         "--tiling", args.tiling,
+         "auto: Auto Tiling chooses tile sizes for the caches; off: no tiling except what --tiles asks")
+      ->check(CLI::IsMember({"auto", "off"}));
+  cmd->add_option("--tiles", args.tiles,
+                  "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
+  cmd->add_option("--hardware", args.hardwareFile,
+                  "compile for the machine described in this JSON file (see 'tessel target --json')");
+  cmd->add_flag("--explain", args.explain,
+                "print the passes' decisions (tile sizes and the model's numbers)");
 }
 
 driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
@@ -20,6 +32,14 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   o.fusion = schedule::parseFusionStrategy(args.fusion);
   if (!args.scheduleFile.empty())
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
+  o.autoTiling = args.tiling == "auto";
+  if (!args.tiles.empty()) {
+    bool fromFile = args.tiles[0] == '@';
+    std::string origin = fromFile ? args.tiles.substr(1) : "--tiles";
+    o.tiles = tile::parseTilePolicy(fromFile ? readTextFile(origin) : args.tiles, origin);
+  }
+  if (!args.hardwareFile.empty())
+    o.hardware = target::hardwareFromJson(readTextFile(args.hardwareFile), args.hardwareFile);
   return o;
 }
 

@@ -1,5 +1,6 @@
 // The options every command that compiles a program shares: the file, its
-// entry and sizes, and the compilation options (--fusion, --schedule).
+// entry and sizes, and the compilation options (--fusion, --schedule, tiling,
+// the machine) and --explain.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,10 +14,14 @@ struct ProgramArgs {
   ProgramSpec spec;
   std::string fusion = "smart";
   std::string scheduleFile;
+  std::string tiling = "auto";
+  std::string tiles;         // policy text, or @FILE
+  std::string hardwareFile;  // JSON machine description
+  bool explain = false;
 };
 
 void addProgramOptions(CLI::App* cmd, ProgramArgs& args);
-// Reads the --schedule file; UserError for bad values.
+// Reads the --schedule, --tiles and --hardware files; UserError for bad values.
 driver::CompileOptions compileOptionsFrom(const ProgramArgs& args);
 
 }  // namespace tessel::cli

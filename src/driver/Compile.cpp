@@ -8,6 +8,7 @@
 #include "poly/IslContext.h"
 #include "poly/Print.h"
 #include "schedule/CheckSchedule.h"
+#include "target/DetectHost.h"
 #include "te/WidenAccumulators.h"
 
 namespace tessel::driver {
@@ -16,6 +17,13 @@ std::string CompileOptions::toString() const {
   std::string s = "fusion=" + std::string(schedule::fusionStrategyName(fusion));
   if (!dumpAfter.empty()) s += " dump-after=" + dumpAfter;
   if (schedule) s += " schedule=" + schedule->origin;
+  s += autoTiling ? " tiling=auto" : " tiling=off";
+  if (!tiles.empty()) {
+    std::string policy = tiles.toString();
+    std::replace(policy.begin(), policy.end(), '\n', ';');
+    s += " tiles=" + policy.substr(0, policy.size() - 1);
+  }
+  if (hardware) s += " hardware=" + hardware->name;
   return s;
 }
 
@@ -82,10 +90,11 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     poly::Scop scop = poly::extractScop(isl.ctx(), lowered);
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
+    target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
+    PassContext context{scop, options, host, out.explanation};
     for (const auto& pass : passes) {
       bool replaced = pass.isScheduler && options.schedule;
-      schedule =
-          replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(scop, schedule, options);
+      schedule = replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(schedule, context);
       if (options.dumpAfter == pass.name) out.dump = poly::scheduleToYaml(schedule);
     }
     out.scheduleYaml = poly::scheduleToYaml(schedule);

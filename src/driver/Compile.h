@@ -18,7 +18,8 @@ struct CompiledProgram {
   std::string astC;          // the isl AST printed as C
   lir::Kernel kernel;
   std::string cSource;
-  std::string dump;  // text after options.dumpAfter ("" if none)
+  std::string dump;         // text after options.dumpAfter ("" if none)
+  std::string explanation;  // the passes' decisions and the models behind them (--explain)
 };
 
 // Names accepted by --dump-after, in pipeline order.

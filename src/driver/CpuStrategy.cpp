@@ -1,9 +1,25 @@
 #include "driver/Strategy.h"
 #include "schedule/MarkParallel.h"
+#include "target/cpu/DistributeInnerLoops.h"
+#include "target/cpu/MarkVectorLoops.h"
+#include "target/cpu/SinkContiguousMember.h"
+#include "tile/TileBands.h"
 
 namespace tessel::driver {
 
 namespace {
+
+// The caches of the machine (fastest first) are the tiling levels.
+tile::TilingOptions tilingOptions(const PassContext& c) {
+  tile::TilingOptions t;
+  t.autoTiling = c.options.autoTiling;
+  t.policy = c.options.tiles;
+  t.cores = c.hardware.cores;
+  for (const auto& level : c.hardware.memory)
+    if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
+      t.levels.push_back({level.name, level.capacityBytes, level.lineBytes});
+  return t;
+}
 
 class CpuStrategy final : public TargetStrategy {
  public:
@@ -12,15 +28,29 @@ class CpuStrategy final : public TargetStrategy {
   std::vector<SchedulePass> schedulePasses() const override {
     return {
         {"schedule", true,
-         [](const poly::Scop& scop, const isl::schedule&, const CompileOptions& o) {
+         [](const isl::schedule&, PassContext& c) {
            schedule::SchedulerOptions so;
-           so.fusion = o.fusion;
-           return schedule::makeIslScheduler()->run(scop, so);
+           so.fusion = c.options.fusion;
+           return schedule::makeIslScheduler()->run(c.scop, so);
+         }},
+        {"tile", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return tile::tileBands(c.scop, s, tilingOptions(c), c.explain);
+         }},
+        {"sink-contiguous", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::sinkContiguousMember(c.scop, s, c.explain);
+         }},
+        {"distribute-inner", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::distributeInnerLoops(c.scop, s, c.explain);
+         }},
+        {"mark-vector", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::markVectorLoops(c.scop, s, c.explain);
          }},
         {"mark-parallel", false,
-         [](const poly::Scop&, const isl::schedule& s, const CompileOptions&) {
-           return schedule::markParallelLoops(s);
-         }},
+         [](const isl::schedule& s, PassContext&) { return schedule::markParallelLoops(s); }},
     };
   }
 };

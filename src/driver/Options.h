@@ -5,6 +5,8 @@
 #include <string>
 
 #include "schedule/Scheduler.h"
+#include "target/Hardware.h"
+#include "tile/TilePolicy.h"
 
 namespace tessel::driver {
 
@@ -18,6 +20,10 @@ struct CompileOptions {
     std::string text;
   };
   std::optional<ScheduleFile> schedule;
+  bool autoTiling = true;  // Auto Tiling for bands the tile policy does not cover
+  tile::TilePolicy tiles;  // --tiles: the user's tiling policy
+  // The machine to compile for; absent = the host, detected when compiling.
+  std::optional<target::Hardware> hardware;
   std::string toString() const;
 };
 

@@ -11,10 +11,19 @@
 
 namespace tessel::driver {
 
+// What a schedule-tree pass may read, and where it explains its decisions
+// (printed by --explain).
+struct PassContext {
+  const poly::Scop& scop;
+  const CompileOptions& options;
+  const target::Hardware& hardware;
+  std::string& explain;
+};
+
 struct SchedulePass {
   std::string name;
   bool isScheduler = false;  // replaced by a tree given with --schedule
-  std::function<isl::schedule(const poly::Scop&, const isl::schedule&, const CompileOptions&)> run;
+  std::function<isl::schedule(const isl::schedule&, PassContext&)> run;
 };
 
 class TargetStrategy {
@@ -24,7 +33,7 @@ class TargetStrategy {
   virtual std::vector<SchedulePass> schedulePasses() const = 0;
 };
 
-// x86 CPU: isl scheduling, then OpenMP parallel marks.
+// x86 CPU: isl scheduling, tiling for the caches, then OpenMP parallel marks.
 const TargetStrategy& cpuStrategy();
 
 }  // namespace tessel::driver

@@ -16,18 +16,57 @@
 
 namespace tessel::fuzz {
 
+namespace {
+
+// A machine with tiny caches, so Auto Tiling tiles even the fuzzer's small
+// programs (on the host most of them fit in L1 and are left alone).
+target::Hardware tinyCacheMachine() {
+  target::Hardware h;
+  h.name = "tiny-caches";
+  h.cores = 2;
+  for (auto [name, bytes] : {std::pair<const char*, int64_t>{"L1", 512}, {"L2", 4096}, {"DRAM", 0}}) {
+    target::MemoryLevel level;
+    level.name = name;
+    level.capacityBytes = bytes;
+    level.source = "configured";
+    h.memory.push_back(level);
+  }
+  return h;
+}
+
+// Small sizes on two levels leave partial tiles at every awkward extent.
+constexpr const char* kSmallTiles = "*: 4@L2/3@L1, 5@L2/2@L1, 3@L1, 2@L1, 3@L1, 2@L1";
+
+}  // namespace
+
 std::vector<Combination> optionMatrix() {
   std::vector<Combination> m;
   for (auto fusion :
-       {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max})
-    for (int threads : {1, 2}) {
-      Combination c;
-      c.options.fusion = fusion;
-      c.threads = threads;
-      c.label = std::string("fusion=") + schedule::fusionStrategyName(fusion) +
-                " threads=" + std::to_string(threads);
-      m.push_back(c);
-    }
+       {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max}) {
+    std::string f = std::string("fusion=") + schedule::fusionStrategyName(fusion);
+    Combination untiled;
+    untiled.options.fusion = fusion;
+    untiled.options.autoTiling = false;
+    untiled.threads = 1;
+    untiled.label = f + " tiling=off threads=1";
+    m.push_back(untiled);
+
+    Combination autoTiled;
+    autoTiled.options.fusion = fusion;
+    autoTiled.options.hardware = tinyCacheMachine();
+    autoTiled.threads = 2;
+    autoTiled.label = f + " tiling=auto(tiny caches) threads=2";
+    m.push_back(autoTiled);
+
+    Combination smallTiles;
+    smallTiles.options.fusion = fusion;
+    smallTiles.options.autoTiling = false;
+    smallTiles.options.tiles = tile::parseTilePolicy(kSmallTiles, "fuzz");
+    smallTiles.options.hardware = tinyCacheMachine();
+    smallTiles.threads = 1;
+    smallTiles.label = f + " tiles=small threads=1";
+    m.push_back(smallTiles);
+  }
   return m;
 }
 

@@ -15,12 +15,13 @@
 namespace tessel::fuzz {
 
 struct Combination {
-  std::string label;  // "fusion=max threads=2"
+  std::string label;  // "fusion=max tiling=off threads=1"
   driver::CompileOptions options;
   int threads = 1;
 };
 
-// Every option combination that exists: fusion strategies x thread counts.
+// Every option combination that exists: fusion strategies x {untiled on one
+// thread, Auto Tiling on two threads, small forced tiles}.
 std::vector<Combination> optionMatrix();
 
 enum class Verdict { Pass, Rejected, Mismatch, KernelError, InternalError, Crash, Hang };

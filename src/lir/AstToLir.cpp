@@ -2,6 +2,7 @@
 
 #include "lir/LowerStatement.h"
 #include "schedule/MarkParallel.h"
+#include "target/cpu/MarkVectorLoops.h"
 
 namespace tessel::lir {
 
@@ -19,11 +20,12 @@ class AstTranslator {
 
   bool checksIndices = false;
 
-  Stmt node(const isl::ast_node& n, bool parallel = false) {
+  // Marks apply to the loop right under them.
+  Stmt node(const isl::ast_node& n, bool parallel = false, VectorHint vector = VectorHint::None) {
     if (n.isa<isl::ast_node_for>()) {
       auto f = n.as<isl::ast_node_for>();
       std::string var = f.iterator().as<isl::ast_expr_id>().id().name();
-      return forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), parallel);
+      return forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), parallel, vector);
     }
     if (n.isa<isl::ast_node_if>()) {
       auto i = n.as<isl::ast_node_if>();
@@ -38,9 +40,12 @@ class AstTranslator {
     }
     if (n.isa<isl::ast_node_mark>()) {
       auto m = n.as<isl::ast_node_mark>();
-      // A parallel mark over a loop that the AST generator removed (one
-      // iteration) simply has nothing to parallelize.
-      return node(m.node(), m.id().name() == schedule::kParallelMark);
+      // A mark over a loop that the AST generator removed (one iteration)
+      // simply has nothing to parallelize or vectorize.
+      std::string name = m.id().name();
+      if (name == target::cpu::kVectorMark) return node(m.node(), parallel, VectorHint::Independent);
+      if (name == target::cpu::kVectorReductionMark) return node(m.node(), parallel, VectorHint::Reduction);
+      return node(m.node(), parallel || name == schedule::kParallelMark, vector);
     }
     if (n.isa<isl::ast_node_user>()) return user(n.as<isl::ast_node_user>().expr().as<isl::ast_expr_op>());
     throw InternalError("ast-to-lir", "unexpected AST node");

@@ -98,7 +98,8 @@ Stmt block(std::vector<Stmt> stmts) {
   n->body = std::move(stmts);
   return n;
 }
-Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body, bool parallel) {
+Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body, bool parallel,
+             VectorHint vector) {
   auto n = stmt(StmtKind::For);
   n->name = var;
   n->init = std::move(init);
@@ -106,6 +107,7 @@ Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body,
   n->step = std::move(step);
   n->body = {std::move(body)};
   n->parallel = parallel;
+  n->vector = vector;
   return n;
 }
 Stmt ifThenElse(Expr cond, Stmt thenCase, Stmt elseCase) {
@@ -200,7 +202,11 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       for (const auto& c : s->body) printStmt(os, c, depth);
       return;
     case StmtKind::For:
-      os << pad << (s->parallel ? "parallel for " : "for ") << s->name << " = ";
+      os << pad << (s->parallel ? "parallel " : "");
+      if (s->vectorLanes > 0)
+        os << "vector<" << s->vectorLanes << (s->vector == VectorHint::Reduction ? ", reduction" : "")
+           << "> ";
+      os << "for " << s->name << " = ";
       printExpr(os, s->init);
       os << "; ";
       printExpr(os, s->cond);

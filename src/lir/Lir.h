@@ -57,22 +57,32 @@ Expr cast(te::DType t, Expr x);  // value cast; from an index expression gives a
 
 enum class StmtKind { Block, For, If, Let, Store };
 
+// What the schedule proved about a loop's iterations, for the vectorizer.
+enum class VectorHint {
+  None,
+  Independent,  // no dependence between iterations
+  Reduction,    // only the chains of reductions into one element link iterations
+};
+
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
 
 struct StmtNode {
   StmtKind kind;
-  std::vector<Stmt> body;   // Block
-  std::string name;         // For: loop variable; Let: bound name; Store: buffer
-  Expr init, cond, step;    // For: for (name = init; cond; name += step)
-  bool parallel = false;    // For: iterations may run concurrently
+  std::vector<Stmt> body;                // Block
+  std::string name;                      // For: loop variable; Let: bound name; Store: buffer
+  Expr init, cond, step;                 // For: for (name = init; cond; name += step)
+  bool parallel = false;                 // For: iterations may run concurrently
+  VectorHint vector = VectorHint::None;  // For
+  int vectorLanes = 0;      // For: emitted as SIMD code of this many lanes (set by the vectorizer)
   Expr value;               // Let: bound index value; Store: stored value
   Expr index;               // Store: flat element index
   Stmt thenCase, elseCase;  // If (cond in `cond`)
 };
 
 Stmt block(std::vector<Stmt> stmts);
-Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body, bool parallel);
+Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body, bool parallel,
+             VectorHint vector = VectorHint::None);
 Stmt ifThenElse(Expr cond, Stmt thenCase, Stmt elseCase);
 Stmt let(const std::string& name, Expr value);  // index binding, visible to the rest of the enclosing block
 Stmt store(const std::string& buffer, Expr index, Expr value);
@@ -93,6 +103,7 @@ struct Kernel {
   std::vector<BufferDecl> temporaries;
   Stmt body;
   bool checksIndices = false;  // body contains CheckedIndex: the kernel reports bad indices
+  std::string vectorIsa;       // "avx512", "avx2" or "" (scalar): the ISA of vectorized loops
 };
 
 // Readable text of the loop IR (`--emit lir`).

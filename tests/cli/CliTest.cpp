@@ -83,9 +83,9 @@ TEST_F(Cli, DumpAfterEveryPass) {
 }
 
 TEST_F(Cli, UnknownPassIsAnError) {
-  auto r = runTessel("compile " + file("mm.tc") + " --dump-after=tile");
+  auto r = runTessel("compile " + file("mm.tc") + " --dump-after=untile");
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.err.find("unknown pass 'tile'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown pass 'untile'"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, MissingFile) {

@@ -1,6 +1,7 @@
 // Every example, at its default sizes and at the awkward shapes listed in
 // example_shapes.txt (1, 7, 13, 127, primes), compiled with every fusion
-// strategy and checked against the reference interpreter.
+// strategy, and with small tiles forced on two levels, and checked against the
+// reference interpreter.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "driver/Compile.h"
 #include "front/Frontend.h"
 #include "runtime/Runner.h"
+#include "tile/TilePolicy.h"
 
 namespace tessel::testing {
 namespace {
@@ -21,7 +23,11 @@ struct ExampleCase {
   std::map<std::string, int64_t> sizes;  // overrides of the file's defaults
   schedule::FusionStrategy fusion;
   std::string label;
+  std::string tiles;  // a tiling policy forced on every statement ("" = Auto Tiling)
 };
+
+// Small tiles that leave partial tiles at every awkward size, on two levels.
+constexpr const char* kSmallTiles = "*: 4@L2/3@L1, 5@L2/2@L1, 3@L1, 2@L1, 3@L1, 2@L1";
 
 // Keeps ctest's test names short (the default prints the bytes).
 void PrintTo(const ExampleCase& c, std::ostream* os) { *os << c.label; }
@@ -60,8 +66,14 @@ std::vector<ExampleCase> allCases() {
       label += std::string("_") + schedule::fusionStrategyName(f);
       for (auto& c : label)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      cases.push_back({file, sizes, f, label});
+      cases.push_back({file, sizes, f, label, ""});
     }
+    std::string label = file.substr(0, file.size() - 3);
+    for (const auto& [n, v] : sizes) label += "_" + n + std::to_string(v);
+    label += "_small_tiles";
+    for (auto& c : label)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    cases.push_back({file, sizes, schedule::FusionStrategy::Smart, label, kSmallTiles});
   }
   return cases;
 }
@@ -77,9 +89,11 @@ TEST_P(Examples, MatchesInterpreter) {
   te::Program program = front::lower(*module, "", sizes);
   driver::CompileOptions options;
   options.fusion = c.fusion;
+  if (!c.tiles.empty()) options.tiles = tile::parseTilePolicy(c.tiles, "test");
   driver::CompiledProgram cp = driver::compile(program, options);
   runtime::RunOptions ro;
   ro.check = true;
+  ro.threads = c.tiles.empty() ? 0 : 2;
   runtime::RunReport r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
   for (const auto& o : r.outputs) EXPECT_TRUE(o.pass) << o.tensor << ": " << o.message;
   EXPECT_EQ(r.check, "pass");

@@ -31,11 +31,12 @@ TEST(Fuzz, GenerationCoversEveryElementTypeAndIndirectReads) {
     EXPECT_GT(seen[feature], 0) << "no generated program has " << feature;
 }
 
-TEST(Fuzz, MatrixCoversEveryFusionStrategyAndThreadCount) {
+TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingAndThreadCount) {
   auto m = optionMatrix();
-  EXPECT_EQ(m.size(), 6u);
-  EXPECT_EQ(m.front().label, "fusion=min threads=1");
-  EXPECT_EQ(m.back().label, "fusion=max threads=2");
+  EXPECT_EQ(m.size(), 9u);
+  EXPECT_EQ(m.front().label, "fusion=min tiling=off threads=1");
+  EXPECT_EQ(m[1].label, "fusion=min tiling=auto(tiny caches) threads=2");
+  EXPECT_EQ(m.back().label, "fusion=max tiles=small threads=1");
 }
 
 TEST(Fuzz, GeneratedProgramsPass) {

@@ -1,0 +1,42 @@
+# tessel_bench: the benchmark harness of `tessel bench` (src/bench/) and the
+# peer libraries it compares Tessel with. Each peer is optional: one that is
+# found defines TESSEL_HAVE_<PEER> for the bench sources only; one that is
+# missing is reported "unavailable" when a suite names it, never a build error.
+file(GLOB_RECURSE TESSEL_BENCH_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/bench/*.cpp)
+add_library(tessel_bench STATIC ${TESSEL_BENCH_SOURCES})
+target_include_directories(tessel_bench PUBLIC ${CMAKE_SOURCE_DIR}/src)
+target_compile_options(tessel_bench PRIVATE ${TESSEL_WARNINGS})
+# OpenMP: the oneDNN peer's thread count is set through the OpenMP runtime it shares with the kernels.
+target_link_libraries(tessel_bench PUBLIC tessel_core PRIVATE OpenMP::OpenMP_CXX)
+set(TESSEL_BENCH_PEERS "")
+
+find_path(TESSEL_ONEDNN_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+find_library(TESSEL_ONEDNN_LIBRARY dnnl)
+if(TESSEL_ONEDNN_INCLUDE_DIR AND TESSEL_ONEDNN_LIBRARY)
+  target_include_directories(tessel_bench SYSTEM PRIVATE ${TESSEL_ONEDNN_INCLUDE_DIR})
+  target_link_libraries(tessel_bench PRIVATE ${TESSEL_ONEDNN_LIBRARY})
+  target_compile_definitions(tessel_bench PRIVATE TESSEL_HAVE_ONEDNN)
+  list(APPEND TESSEL_BENCH_PEERS onednn)
+endif()
+
+pkg_check_modules(TESSEL_OPENBLAS QUIET IMPORTED_TARGET openblas)
+if(TESSEL_OPENBLAS_FOUND)
+  target_link_libraries(tessel_bench PRIVATE PkgConfig::TESSEL_OPENBLAS)
+  target_compile_definitions(tessel_bench PRIVATE TESSEL_HAVE_OPENBLAS)
+  list(APPEND TESSEL_BENCH_PEERS openblas)
+endif()
+
+find_path(TESSEL_XNNPACK_INCLUDE_DIR xnnpack.h)
+find_path(TESSEL_PTHREADPOOL_INCLUDE_DIR pthreadpool.h)
+find_library(TESSEL_XNNPACK_LIBRARY XNNPACK)
+find_library(TESSEL_PTHREADPOOL_LIBRARY pthreadpool)
+if(TESSEL_XNNPACK_INCLUDE_DIR AND TESSEL_PTHREADPOOL_INCLUDE_DIR AND TESSEL_XNNPACK_LIBRARY
+   AND TESSEL_PTHREADPOOL_LIBRARY)
+  target_include_directories(tessel_bench SYSTEM PRIVATE ${TESSEL_XNNPACK_INCLUDE_DIR} ${TESSEL_PTHREADPOOL_INCLUDE_DIR})
+  target_link_libraries(tessel_bench PRIVATE ${TESSEL_XNNPACK_LIBRARY} ${TESSEL_PTHREADPOOL_LIBRARY})
+  target_compile_definitions(tessel_bench PRIVATE TESSEL_HAVE_XNNPACK)
+  list(APPEND TESSEL_BENCH_PEERS xnnpack)
+endif()
+
+message(STATUS "tessel bench peers: ${TESSEL_BENCH_PEERS}")
+target_link_libraries(tessel PRIVATE tessel_bench)

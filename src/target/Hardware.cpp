@@ -1,0 +1,36 @@
+#include "target/Hardware.h"
+
+#include <algorithm>
+
+namespace tessel::target {
+
+bool Hardware::has(const std::string& feature) const {
+  return std::find(isa.begin(), isa.end(), feature) != isa.end();
+}
+
+const MemoryLevel* Hardware::level(const std::string& levelName) const {
+  for (const MemoryLevel& m : memory)
+    if (m.name == levelName) return &m;
+  return nullptr;
+}
+
+const ComputeUnit& Hardware::bestVectorUnit() const {
+  const ComputeUnit* best = nullptr;
+  for (const ComputeUnit& u : units)
+    if (!u.matrix && u.vectorBits > 0 && (!best || u.vectorBits > best->vectorBits)) best = &u;
+  if (best) return *best;
+  for (const ComputeUnit& u : units)
+    if (u.name == "scalar") return u;
+  // A description without any unit (a hand-written file) still computes:
+  // one f32 operation per cycle is what every CPU does.
+  static const ComputeUnit kScalar = [] {
+    ComputeUnit u;
+    u.name = "scalar";
+    u.fmaPerCycle = 1;
+    u.dtypes = {"f32", "f64", "i32"};
+    return u;
+  }();
+  return kScalar;
+}
+
+}  // namespace tessel::target

@@ -1,0 +1,107 @@
+#include "target/cpu/DistributeInnerLoops.h"
+
+#include <optional>
+
+namespace tessel::target::cpu {
+
+namespace {
+
+bool hasBandBelow(const isl::schedule_node& node) {
+  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+    isl::schedule_node child = node.child(i);
+    if (child.isa<isl::schedule_node_band>() || hasBandBelow(child)) return true;
+  }
+  return false;
+}
+
+isl::union_set domainOf(const isl::schedule_node& node) {
+  return isl::manage(isl_schedule_node_get_domain(node.get()));
+}
+
+class Distributor {
+ public:
+  Distributor(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+
+  isl::schedule_node visit(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_band>() && node.n_children() == 1 &&
+        node.child(0).isa<isl::schedule_node_sequence>() && !hasBandBelow(node)) {
+      if (auto done = distribute(node.as<isl::schedule_node_band>())) return *done;
+      return node;
+    }
+    int n = static_cast<int>(node.n_children());
+    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+    return node;
+  }
+
+ private:
+  // The first member that is constant for some statement of the band.
+  std::optional<int> firstSplitMember(const isl::schedule_node_band& band) const {
+    isl::union_set domain = domainOf(band);
+    isl::multi_union_pw_aff partial = band.get_partial_schedule();
+    for (unsigned m = 0; m < band.n_member(); ++m) {
+      isl::union_map member = isl::union_map::from(isl::multi_union_pw_aff(partial.at(static_cast<int>(m))))
+                                  .intersect_domain(domain);
+      bool constantSomewhere = false;
+      member.foreach_map([&](isl::map map) {
+        if (map.range().is_singleton() && !map.domain().is_singleton()) constantSomewhere = true;
+      });
+      if (constantSomewhere) return static_cast<int>(m);
+    }
+    return std::nullopt;
+  }
+
+  // No dependence from a later child of the sequence to an earlier one
+  // between instances that agree on the loops kept outside.
+  bool legal(const isl::schedule_node_band& band, int keep) const {
+    isl::multi_union_pw_aff outside = band.prefix_schedule_multi_union_pw_aff();
+    isl::multi_union_pw_aff partial = band.get_partial_schedule();
+    for (int m = 0; m < keep; ++m)
+      outside = outside.flat_range_product(isl::multi_union_pw_aff(partial.at(m)));
+    isl::union_map deps = scop_.deps.validity().eq_at(outside);
+    isl::schedule_node sequence = band.child(0);
+    int n = static_cast<int>(sequence.n_children());
+    for (int later = 1; later < n; ++later)
+      for (int earlier = 0; earlier < later; ++earlier) {
+        isl::union_set from = domainOf(sequence.child(later).child(0));
+        isl::union_set to = domainOf(sequence.child(earlier).child(0));
+        if (!deps.intersect_domain(from).intersect_range(to).is_empty()) return false;
+      }
+    return true;
+  }
+
+  std::optional<isl::schedule_node> distribute(const isl::schedule_node_band& band) {
+    std::optional<int> split = firstSplitMember(band);
+    if (!split) return std::nullopt;
+    std::string statements;
+    domainOf(band).foreach_set(
+        [&](isl::set s) { statements += " " + isl::manage(isl_set_get_tuple_id(s.get())).name(); });
+    if (!legal(band, *split)) {
+      explain_ += "inner loops of the band over" + statements +
+                  " kept together (a dependence forbids distribution)\n";
+      return std::nullopt;
+    }
+    explain_ += "inner loops of the band over" + statements + " distributed from member " +
+                std::to_string(*split) + "\n";
+    isl::schedule_node node = band;
+    int depth = 0;
+    if (*split > 0) {
+      node = band.split(*split).child(0);
+      depth = 1;
+    }
+    node = isl::manage(isl_schedule_node_band_sink(node.release()));
+    for (int i = 0; i < depth; ++i) node = node.parent();
+    return node;
+  }
+
+  const poly::Scop& scop_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+isl::schedule distributeInnerLoops(const poly::Scop& scop, const isl::schedule& schedule,
+                                   std::string& explain) {
+  return Distributor(scop, explain).visit(schedule.root()).schedule();
+}
+
+}  // namespace tessel::target::cpu

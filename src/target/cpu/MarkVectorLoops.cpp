@@ -1,0 +1,91 @@
+#include "target/cpu/MarkVectorLoops.h"
+
+namespace tessel::target::cpu {
+
+namespace {
+
+bool hasBandBelow(const isl::schedule_node& node) {
+  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+    isl::schedule_node child = node.child(i);
+    if (child.isa<isl::schedule_node_band>() || hasBandBelow(child)) return true;
+  }
+  return false;
+}
+
+isl::id markId(isl::ctx ctx, const char* name) { return isl::manage(isl_id_alloc(ctx.get(), name, nullptr)); }
+
+class VectorMarker {
+ public:
+  VectorMarker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+
+  isl::schedule_node visit(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_band>() && !hasBandBelow(node))
+      return mark(node.as<isl::schedule_node_band>());
+    int n = static_cast<int>(node.n_children());
+    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+    return node;
+  }
+
+ private:
+  // Every dependence carried by `member` (among those that reach this band
+  // with equal outer loops) links two updates of one reduction statement on
+  // the same element.
+  bool onlyReductionChains(const isl::union_map& carried) const {
+    bool ok = true;
+    carried.foreach_map([&](isl::map dep) {
+      if (!ok) return;
+      std::string from = isl::manage(isl_map_get_tuple_id(dep.get(), isl_dim_in)).name();
+      std::string to = isl::manage(isl_map_get_tuple_id(dep.get(), isl_dim_out)).name();
+      const poly::Statement& st = scop_.statement(from);
+      if (from != to || st.kind != poly::StatementKind::Update) {
+        ok = false;
+        return;
+      }
+      // Source and sink write the same element.
+      isl::union_map sameElement = st.writes.apply_range(st.writes.reverse());
+      if (!isl::union_map(dep).is_subset(sameElement)) ok = false;
+    });
+    return ok;
+  }
+
+  isl::schedule_node mark(isl::schedule_node_band band) {
+    int n = static_cast<int>(band.n_member());
+    if (n == 0) return band;
+    isl::union_set here = isl::manage(isl_schedule_node_get_domain(band.get()));
+    isl::multi_union_pw_aff outer = band.prefix_schedule_multi_union_pw_aff();
+    isl::multi_union_pw_aff partial = band.get_partial_schedule();
+    for (int m = 0; m < n - 1; ++m) outer = outer.flat_range_product(isl::multi_union_pw_aff(partial.at(m)));
+    isl::union_map live = scop_.deps.validity().intersect_domain(here).intersect_range(here).eq_at(outer);
+    isl::union_map carried = live.subtract(live.eq_at(isl::multi_union_pw_aff(partial.at(n - 1))));
+    const char* kind = nullptr;
+    if (carried.is_empty())
+      kind = kVectorMark;
+    else if (onlyReductionChains(carried))
+      kind = kVectorReductionMark;
+    if (!kind) return band;
+    std::string statements;
+    here.foreach_set(
+        [&](isl::set s) { statements += " " + isl::manage(isl_set_get_tuple_id(s.get())).name(); });
+    explain_ += "innermost loop of the band over" + statements + ": " + kind + "\n";
+    isl::schedule_node node = band;
+    int depth = 0;
+    if (n > 1) {
+      node = band.split(n - 1).child(0);
+      depth = 1;
+    }
+    node = node.insert_mark(markId(node.ctx(), kind));
+    for (int i = 0; i < depth; ++i) node = node.parent();
+    return node;
+  }
+
+  const poly::Scop& scop_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain) {
+  return VectorMarker(scop, explain).visit(schedule.root()).schedule();
+}
+
+}  // namespace tessel::target::cpu

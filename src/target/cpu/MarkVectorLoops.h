@@ -1,0 +1,24 @@
+// Marks the loops the vectorizer may turn into SIMD code: the last member of
+// every innermost band, when it carries no dependence (its iterations are
+// independent: "vector") or when every dependence it carries chains the
+// updates of one reduction on the same element ("vector_reduction": the
+// partial results of the lanes are combined at the end, which reassociates
+// the reduction as any parallel reduction does). The member is split into a
+// band of its own under the mark. Code generation decides per loop whether
+// its body can actually be emitted as vector code.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <string>
+
+#include "poly/Scop.h"
+
+namespace tessel::target::cpu {
+
+inline constexpr const char* kVectorMark = "vector";
+inline constexpr const char* kVectorReductionMark = "vector_reduction";
+
+isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain);
+
+}  // namespace tessel::target::cpu

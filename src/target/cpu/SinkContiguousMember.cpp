@@ -1,0 +1,125 @@
+#include "target/cpu/SinkContiguousMember.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "tile/BandModel.h"
+
+namespace tessel::target::cpu {
+
+namespace {
+
+// How variable `dim` of an access's statement moves through the array:
+// +1 unit stride in the last array dimension only, -1 in any other array
+// dimension (a large stride), 0 when the access does not depend on it
+// (a broadcast) or is not affine.
+int contiguity(const isl::map& access, int dim) {
+  if (!access.is_single_valued()) return 0;
+  std::optional<isl::multi_aff> affine;
+  access.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff ma) {
+    if (!affine) affine = ma;
+  });
+  if (!affine) return 0;
+  int outputs = static_cast<int>(affine->size());
+  int score = 0;
+  for (int d = 0; d < outputs; ++d) {
+    isl::val c = isl::manage(isl_aff_get_coefficient_val(affine->at(d).get(), isl_dim_in, dim));
+    if (c.is_zero()) continue;
+    if (d < outputs - 1) return -1;
+    score = c.abs().is_one() ? 1 : -1;
+  }
+  return score;
+}
+
+bool hasBandBelow(const isl::schedule_node& node) {
+  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+    isl::schedule_node child = node.child(i);
+    if (child.isa<isl::schedule_node_band>() || hasBandBelow(child)) return true;
+  }
+  return false;
+}
+
+class Sinker {
+ public:
+  Sinker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+
+  isl::schedule_node visit(isl::schedule_node node, bool insideBand = false) {
+    if (node.isa<isl::schedule_node_band>()) {
+      auto band = node.as<isl::schedule_node_band>();
+      if (band.n_member() > 1 && band.permutable() && !hasBandBelow(node)) return sink(band, !insideBand);
+      insideBand = true;
+    }
+    int n = static_cast<int>(node.n_children());
+    for (int i = 0; i < n; ++i) node = visit(node.child(i), insideBand).parent();
+    return node;
+  }
+
+ private:
+  // Accesses weigh by the size of their array, so streaming through a large
+  // input matters more than a small accumulator; writes count double.
+  double score(const tile::BandModel& model, int member) const {
+    double total = 0;
+    auto weight = [&](const isl::map& access) {
+      std::string array = isl::manage(isl_map_get_tuple_id(access.get(), isl_dim_out)).name();
+      return static_cast<double>(scop_.program->tensor(array).numElements());
+    };
+    for (const auto& name : model.statements()) {
+      int dim = model.statementDim(name, member);
+      if (dim < 0) continue;
+      const poly::Statement& st = scop_.statement(name);
+      st.reads.foreach_map([&](isl::map m) { total += weight(m) * contiguity(m, dim); });
+      st.writes.foreach_map([&](isl::map m) { total += 2 * weight(m) * contiguity(m, dim); });
+    }
+    return total;
+  }
+
+  // `outermost`: no loop encloses the band, so its first member is the one
+  // that runs in parallel; it keeps a parallel member first.
+  isl::schedule_node sink(const isl::schedule_node_band& band, bool outermost) {
+    tile::BandModel model(scop_, band, 64);
+    int n = model.members();
+    int best = n - 1;
+    double bestScore = score(model, n - 1);
+    for (int m = 0; m < n - 1; ++m) {
+      if (outermost && m == 0 && model.coincident(0) && !model.coincident(1)) continue;
+      double s = score(model, m);
+      if (s > bestScore) {
+        best = m;
+        bestScore = s;
+      }
+    }
+    if (best == n - 1) return band;
+    std::vector<int> order;
+    for (int m = 0; m < n; ++m)
+      if (m != best) order.push_back(m);
+    order.push_back(best);
+
+    isl::multi_union_pw_aff schedule = band.get_partial_schedule();
+    isl::union_pw_aff_list members(band.ctx(), n);
+    for (int m : order) members = members.add(schedule.at(m));
+    isl::multi_union_pw_aff permuted(schedule.get_space(), members);
+    std::vector<bool> coincident;
+    for (int m : order) coincident.push_back(band.member_get_coincident(m));
+
+    isl::schedule_node node = isl::manage(isl_schedule_node_delete(band.copy()));
+    auto sunk = node.insert_partial_schedule(permuted).as<isl::schedule_node_band>().set_permutable(1);
+    for (int m = 0; m < n; ++m) sunk = sunk.member_set_coincident(m, coincident[static_cast<size_t>(m)]);
+    explain_ += "band over";
+    for (const auto& s : model.statements()) explain_ += " " + s;
+    explain_ += ": member " + std::to_string(best) + " made innermost (contiguous accesses, score " +
+                std::to_string(static_cast<int64_t>(bestScore)) + ")\n";
+    return sunk;
+  }
+
+  const poly::Scop& scop_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+isl::schedule sinkContiguousMember(const poly::Scop& scop, const isl::schedule& schedule,
+                                   std::string& explain) {
+  return Sinker(scop, explain).visit(schedule.root()).schedule();
+}
+
+}  // namespace tessel::target::cpu

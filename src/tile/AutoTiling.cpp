@@ -1,0 +1,127 @@
+#include "tile/AutoTiling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace tessel::tile {
+
+namespace {
+
+// A fixed cost per array per tile (one line each: the start of a transfer)
+// keeps tiny tiles from looking free.
+double bytesPerInstance(const TileCost& c, int64_t lineBytes) {
+  return (static_cast<double>(lineBytes) * c.arrays + c.footprintBytes) / std::max(c.instances, 1.0);
+}
+
+std::string kib(double bytes) {
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(1);
+  if (bytes >= 1024 * 1024)
+    os << bytes / (1024 * 1024) << " MiB";
+  else
+    os << bytes / 1024 << " KiB";
+  return os.str();
+}
+
+std::string sizesText(const std::vector<int64_t>& sizes) {
+  std::string s;
+  for (size_t m = 0; m < sizes.size(); ++m) s += (m ? "x" : "") + std::to_string(sizes[m]);
+  return s;
+}
+
+}  // namespace
+
+AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores) {
+  AutoTilingResult result;
+  std::ostringstream why;
+  int n = band.members();
+  std::vector<int64_t> extents;
+  for (int m = 0; m < n; ++m) extents.push_back(band.extent(m));
+  // Parallel loops must keep at least one tile per core along the leading
+  // coincident member (when it has that many iterations).
+  auto keepsParallelism = [&](const std::vector<int64_t>& sizes) {
+    if (n == 0 || !band.coincident(0) || extents[0] < cores) return true;
+    return (extents[0] + sizes[0] - 1) / sizes[0] >= cores;
+  };
+
+  if (levels.empty() || n == 0) {
+    result.why = "  not tiled: no cache level to tile for\n";
+    return result;
+  }
+  double wholeBytes = band.cost(extents).footprintBytes;
+  if (wholeBytes <= static_cast<double>(levels.front().capacityBytes) / 2) {
+    result.why =
+        "  not tiled: all the band's data (" + kib(wholeBytes) + ") fits in " + levels.front().name + "\n";
+    return result;
+  }
+
+  std::vector<LevelSizes> chosen;  // fastest level first
+  std::vector<int64_t> sizes(static_cast<size_t>(n), 1);
+  for (const auto& level : levels) {
+    double limit = static_cast<double>(level.capacityBytes) / 2;
+    TileCost current = band.cost(sizes);
+    if (current.footprintBytes > limit) break;
+    double currentCost = bytesPerInstance(current, level.lineBytes);
+    while (true) {
+      int bestMember = -1;
+      TileCost best;
+      double bestCost = currentCost;
+      for (int m = 0; m < n; ++m) {
+        if (sizes[static_cast<size_t>(m)] >= extents[static_cast<size_t>(m)]) continue;
+        std::vector<int64_t> candidate = sizes;
+        candidate[static_cast<size_t>(m)] =
+            std::min(2 * sizes[static_cast<size_t>(m)], extents[static_cast<size_t>(m)]);
+        if (!keepsParallelism(candidate)) continue;
+        TileCost c = band.cost(candidate);
+        if (c.footprintBytes > limit) continue;
+        double cost = bytesPerInstance(c, level.lineBytes);
+        if (cost < bestCost * (1 - 1e-9)) {
+          bestMember = m;
+          best = c;
+          bestCost = cost;
+        }
+      }
+      if (bestMember < 0) break;
+      sizes[static_cast<size_t>(bestMember)] =
+          std::min(2 * sizes[static_cast<size_t>(bestMember)], extents[static_cast<size_t>(bestMember)]);
+      current = best;
+      currentCost = bestCost;
+    }
+    chosen.push_back({level.name, sizes, current});
+    why << "  " << level.name << " (" << kib(static_cast<double>(level.capacityBytes)) << ", limit "
+        << kib(limit) << "): " << sizesText(sizes) << ", data tiles " << kib(current.footprintBytes)
+        << " over " << current.arrays << " arrays, " << current.instances << " instances, " << currentCost
+        << " B/instance\n";
+  }
+
+  // Tiling pays only when it moves less data per instance than streaming the
+  // band in its order (whole innermost member, one iteration of the others).
+  if (chosen.empty()) {
+    result.why = why.str() + "  not tiled: no tile fits the smallest level\n";
+    return result;
+  }
+  std::vector<int64_t> streaming(static_cast<size_t>(n), 1);
+  streaming.back() = extents.back();
+  double streamingCost = bytesPerInstance(band.cost(streaming), levels.front().lineBytes);
+  double tiledCost = bytesPerInstance(chosen.front().cost, levels.front().lineBytes);
+  why << "  streaming without tiles: " << streamingCost << " B/instance\n";
+  if (tiledCost > 0.9 * streamingCost) {
+    result.why = why.str() + "  not tiled: tiles save less than 10% of the data movement\n";
+    return result;
+  }
+  // Levels that split nothing (same sizes as the level inside them, or whole
+  // extents) are dropped.
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    bool whole = chosen[i].sizes == extents;
+    bool sameAsInner = i > 0 && chosen[i].sizes == chosen[i - 1].sizes;
+    if (!whole && !sameAsInner) result.levels.push_back(chosen[i]);
+  }
+  std::reverse(result.levels.begin(), result.levels.end());
+  if (result.levels.empty()) why << "  not tiled: the whole band fits every level\n";
+  result.why = why.str();
+  return result;
+}
+
+}  // namespace tessel::tile

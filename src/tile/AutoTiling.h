@@ -1,0 +1,41 @@
+// Auto Tiling (AKG §4.2): tile sizes for one band, chosen level by level from
+// the innermost buffer outwards by a greedy search that minimizes the modelled
+// data movement per unit of computation,
+//     (warm-up + bytes of the tile's data tiles) / statement instances,
+// under the constraint that the data tiles fill at most half of the level's
+// capacity (the other half is left for the next tile's data, as for double
+// buffering). Each step doubles the one member whose doubling lowers the cost
+// most; the search stops when no doubling fits or helps.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tile/BandModel.h"
+
+namespace tessel::tile {
+
+struct CacheLevel {
+  std::string name;  // "L1", "L2", ...
+  int64_t capacityBytes = 0;
+  int64_t lineBytes = 64;
+};
+
+struct LevelSizes {
+  std::string level;
+  std::vector<int64_t> sizes;  // one per band member
+  TileCost cost;
+};
+
+struct AutoTilingResult {
+  std::vector<LevelSizes> levels;  // outermost first; empty when tiling does not pay
+  std::string why;                 // the model's numbers, for --explain
+};
+
+// `levels` are the caches, fastest first. The outermost chosen level keeps at
+// least `cores` tiles along a leading coincident member when the band has that
+// many iterations there, so parallel loops keep their parallelism.
+AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores);
+
+}  // namespace tessel::tile

@@ -1,0 +1,231 @@
+#include "tile/TileBands.h"
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+
+#include "tessel/error.h"
+
+namespace tessel::tile {
+
+namespace {
+
+std::string levelList(const std::vector<CacheLevel>& levels) {
+  std::string s;
+  for (const auto& l : levels) s += (s.empty() ? "" : ", ") + l.name;
+  return s;
+}
+
+// Checks what the policy names against the program and the machine, before
+// any band is looked at, so every mistake is reported wherever it is.
+void validatePolicy(const TilePolicy& policy, const poly::Scop& scop, const std::vector<CacheLevel>& levels) {
+  auto levelIndex = [&](const LevelTile& t) {
+    for (size_t i = 0; i < levels.size(); ++i)
+      if (levels[i].name == t.level) return static_cast<int>(i);
+    throw UserError(t.loc,
+                    "unknown buffer '" + t.level + "' (this machine's caches: " + levelList(levels) + ")");
+  };
+  for (const auto& st : policy.statements) {
+    size_t dims = 0;
+    if (st.statement != "*") {
+      auto it = std::find_if(scop.statements.begin(), scop.statements.end(),
+                             [&](const poly::Statement& s) { return s.name == st.statement; });
+      if (it == scop.statements.end()) {
+        std::string names;
+        for (const auto& s : scop.statements) names += (names.empty() ? "" : ", ") + s.name;
+        throw UserError(st.loc, "the program has no statement " + st.statement + " (its statements: " +
+                                    names + "; 'tessel compile --emit schedule' shows them)");
+      }
+      dims = it->dims.size();
+      if (st.dims.size() > dims)
+        throw UserError(st.loc, st.statement + " has " + std::to_string(dims) + " loop dimension" +
+                                    (dims == 1 ? "" : "s") + " but the policy gives " +
+                                    std::to_string(st.dims.size()));
+    }
+    for (const auto& d : st.dims)
+      for (size_t l = 0; l < d.levels.size(); ++l) {
+        int here = levelIndex(d.levels[l]);
+        if (l == 0) continue;
+        const LevelTile& outer = d.levels[l - 1];
+        if (levelIndex(outer) <= here)
+          throw UserError(d.levels[l].loc, "tile levels go from the outermost buffer inwards: " +
+                                               outer.level + " cannot contain " + d.levels[l].level);
+        if (d.levels[l].size > outer.size)
+          throw UserError(d.levels[l].loc, "the " + d.levels[l].level + " tile (" +
+                                               std::to_string(d.levels[l].size) + ") is larger than the " +
+                                               outer.level + " tile (" + std::to_string(outer.size) +
+                                               ") that contains it");
+      }
+  }
+}
+
+// Per-level sizes for the band from the policy, or nothing when no statement
+// of the band has an entry. Members take their statement dimension's tiles
+// from the band's statement with the most dimensions that has an entry.
+std::optional<std::vector<LevelSizes>> sizesFromPolicy(const BandModel& band, const poly::Scop& scop,
+                                                       const TilePolicy& policy,
+                                                       const std::vector<CacheLevel>& levels) {
+  if (policy.empty()) return std::nullopt;
+  std::vector<std::string> order = band.statements();
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return scop.statement(a).dims.size() > scop.statement(b).dims.size();
+  });
+  bool covered = false;
+  std::vector<const DimTiling*> memberTiles(static_cast<size_t>(band.members()), nullptr);
+  for (int m = 0; m < band.members(); ++m)
+    for (const auto& name : order) {
+      const StatementTiling* entry = policy.find(name);
+      if (!entry) continue;
+      covered = true;
+      int dim = band.statementDim(name, m);
+      if (dim < 0) continue;
+      if (static_cast<size_t>(dim) < entry->dims.size())
+        memberTiles[static_cast<size_t>(m)] = &entry->dims[dim];
+      break;
+    }
+  if (!covered) return std::nullopt;
+
+  std::vector<LevelSizes> out;  // outermost level first
+  std::vector<int64_t> current;
+  for (int m = 0; m < band.members(); ++m) current.push_back(band.extent(m));
+  for (size_t li = levels.size(); li-- > 0;) {
+    bool used = false;
+    std::vector<int64_t> sizes = current;
+    for (int m = 0; m < band.members(); ++m) {
+      const DimTiling* d = memberTiles[static_cast<size_t>(m)];
+      if (!d) continue;
+      for (const auto& t : d->levels)
+        if (t.level == levels[li].name) {
+          sizes[static_cast<size_t>(m)] = t.size;
+          used = true;
+        }
+    }
+    if (!used) continue;
+    out.push_back({levels[li].name, sizes, band.cost(sizes)});
+    current = sizes;
+  }
+  return out;
+}
+
+std::string sizesText(const std::vector<int64_t>& sizes) {
+  std::string s;
+  for (size_t m = 0; m < sizes.size(); ++m) s += (m ? "x" : "") + std::to_string(sizes[m]);
+  return s;
+}
+
+// The chosen tiles as policy text for the band's statements, so a user can
+// start from them: "S_1: 64@L2/32@L1, ..." (dimensions in statement order).
+std::string asPolicy(const BandModel& band, const poly::Scop& scop, const std::vector<LevelSizes>& levels) {
+  std::string out;
+  for (const auto& name : band.statements()) {
+    const poly::Statement& st = scop.statement(name);
+    std::vector<std::string> dims(st.dims.size(), "*");
+    for (int m = 0; m < band.members(); ++m) {
+      int d = band.statementDim(name, m);
+      if (d < 0) continue;
+      std::string text;
+      int64_t outer = band.extent(m);
+      for (const auto& l : levels) {
+        int64_t size = l.sizes[static_cast<size_t>(m)];
+        if (size >= outer) continue;  // no split at this level
+        text += (text.empty() ? "" : "/") + std::to_string(size) + "@" + l.level;
+        outer = size;
+      }
+      if (!text.empty()) dims[static_cast<size_t>(d)] = text;
+    }
+    while (!dims.empty() && dims.back() == "*") dims.pop_back();
+    if (dims.empty()) continue;
+    out += "S_" + name.substr(1) + ":";
+    for (size_t d = 0; d < dims.size(); ++d) out += (d ? ", " : " ") + dims[d];
+    out += "; ";
+  }
+  return out.empty() ? out : out.substr(0, out.size() - 2);
+}
+
+class Tiler {
+ public:
+  Tiler(const poly::Scop& scop, const TilingOptions& options, std::string& explain)
+      : scop_(scop), options_(options), explain_(explain) {}
+
+  isl::schedule_node visit(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_band>()) {
+      auto band = node.as<isl::schedule_node_band>();
+      if (band.n_member() > 0 && band.permutable()) {
+        std::optional<isl::schedule_node> tiled = tryTile(band);
+        if (tiled) return *tiled;  // nothing inside a tiled band is tiled again
+      }
+    }
+    int n = static_cast<int>(node.n_children());
+    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+    return node;
+  }
+
+ private:
+  std::optional<isl::schedule_node> tryTile(const isl::schedule_node_band& band) {
+    int64_t line = options_.levels.empty() ? 64 : options_.levels.front().lineBytes;
+    BandModel model(scop_, band, line);
+    std::ostringstream os;
+    os << "band over";
+    for (const auto& s : model.statements()) os << " " << s;
+    std::vector<int64_t> extents;
+    for (int m = 0; m < model.members(); ++m) extents.push_back(model.extent(m));
+    os << " (" << model.members() << " member" << (model.members() == 1 ? "" : "s") << ", extents "
+       << sizesText(extents) << ")\n";
+
+    std::vector<LevelSizes> levels;
+    if (auto fromPolicy = sizesFromPolicy(model, scop_, options_.policy, options_.levels)) {
+      levels = *fromPolicy;
+      os << "  tiles from the policy\n";
+      for (const auto& l : levels)
+        os << "  " << l.level << ": " << sizesText(l.sizes) << ", data tiles " << l.cost.footprintBytes / 1024
+           << " KiB, " << l.cost.instances << " instances\n";
+    } else if (options_.autoTiling && model.members() >= 2 && !options_.levels.empty()) {
+      AutoTilingResult r = autoTile(model, options_.levels, options_.cores);
+      os << "  Auto Tiling:\n" << r.why;
+      levels = r.levels;
+    } else {
+      os << "  not tiled (" << (model.members() < 2 ? "a single loop has no reuse to gain" : "tiling is off")
+         << ")\n";
+    }
+    if (!levels.empty()) os << "  tiles: " << asPolicy(model, scop_, levels) << "\n";
+    explain_ += os.str();
+    if (levels.empty()) return std::nullopt;
+
+    isl::schedule_node node = band;
+    int depth = 0;
+    for (const auto& l : levels) {
+      auto current = node.as<isl::schedule_node_band>();
+      isl::multi_val sizes = isl::multi_val::zero(current.get_partial_schedule().get_space());
+      for (int m = 0; m < model.members(); ++m)
+        sizes = sizes.set_at(m, std::max<int64_t>(l.sizes[static_cast<size_t>(m)], 1));
+      node = current.tile(sizes);
+      node = node.insert_mark(
+          isl::manage(isl_id_alloc(node.ctx().get(), tileMarkName(l.level).c_str(), nullptr)));
+      node = node.child(0).child(0);  // the point band, under the mark and the tile band
+      depth += 2;
+    }
+    for (int i = 0; i < depth; ++i) node = node.parent();
+    return node;
+  }
+
+  const poly::Scop& scop_;
+  const TilingOptions& options_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+std::string tileMarkName(const std::string& level) { return "tile_" + level; }
+
+isl::schedule tileBands(const poly::Scop& scop, const isl::schedule& schedule, const TilingOptions& options,
+                        std::string& explain) {
+  validatePolicy(options.policy, scop, options.levels);
+  isl_ctx* ctx = schedule.ctx().get();
+  // Tile loops step by the tile size and point loops keep the original
+  // coordinates, so nested levels line up and indices stay readable.
+  isl_options_set_tile_scale_tile_loops(ctx, 1);
+  isl_options_set_tile_shift_point_loops(ctx, 0);
+  return Tiler(scop, options, explain).visit(schedule.root()).schedule();
+}
+
+}  // namespace tessel::tile

@@ -1,0 +1,37 @@
+// The tiling pass: tiles permutable bands for the memory levels of the
+// machine, with the sizes of a user's tiling policy (TilePolicy.h) where it
+// names the band's statements, otherwise with Auto Tiling (AutoTiling.h).
+// Several levels make nested tile bands (L2 tiles of L1 tiles of points);
+// each tile band sits under a mark "tile_<level>" so later passes (promotion)
+// and dumps can tell them apart. Tiling keeps every schedule valid: a
+// permutable band may be tiled with any sizes.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <string>
+#include <vector>
+
+#include "poly/Scop.h"
+#include "tile/AutoTiling.h"
+#include "tile/TilePolicy.h"
+
+namespace tessel::tile {
+
+struct TilingOptions {
+  bool autoTiling = true;  // tile bands the policy does not cover
+  TilePolicy policy;
+  std::vector<CacheLevel> levels;  // the machine's caches, fastest first
+  int cores = 1;
+};
+
+// Appends the decisions and the model's numbers to `explain`. A policy that
+// names a statement, buffer or dimension that does not exist is a UserError
+// located in the policy text.
+isl::schedule tileBands(const poly::Scop& scop, const isl::schedule& schedule, const TilingOptions& options,
+                        std::string& explain);
+
+// "tile_L2": the mark over the tile loops of that level.
+std::string tileMarkName(const std::string& level);
+
+}  // namespace tessel::tile

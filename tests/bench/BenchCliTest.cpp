@@ -1,0 +1,114 @@
+// `tessel bench` end to end on a tiny suite (no assertion on any time), and
+// its user errors: located, exit code 2.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/RunTool.h"
+
+namespace tessel::testing {
+namespace {
+
+class BenchCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = makeTempDir("tessel-bench-");
+    writeText(dir_ + "/mm.tc",
+              "# sizes: M=13 N=7 K=5\n"
+              "def matmul(float(M,K) A, float(K,N) B) -> (C) {\n"
+              "  C(m, n) +=! A(m, k) * B(k, n)\n"
+              "}\n");
+    writeText(dir_ + "/relu.tc",
+              "# sizes: M=7 N=13\n"
+              "def relu(float(M,N) I) -> (O) { O(m, n) = fmax(I(m, n), 0) }\n");
+    writeText(dir_ + "/tiny.suite",
+              "# a tiny suite\n"
+              "mm_tiny    mm.tc    M=17  peers=onednn.matmul,openblas.sgemm,xnnpack.fully_connected\n"
+              "relu_tiny  relu.tc        peers=onednn.relu,onednn.tanh  # tanh is a wrong mapping\n");
+  }
+  void TearDown() override { runCommand("rm -rf " + dir_); }
+  std::string file(const std::string& name) const { return dir_ + "/" + name; }
+  std::string dir_;
+};
+
+TEST_F(BenchCli, RunsATinySuiteAndWritesJsonAndCsv) {
+  auto r =
+      runTessel("bench " + file("tiny.suite") + " --min-time 0 --min-runs 1 --threads 1 --quiet --json " +
+                file("out.json") + " --csv " + file("out.csv"));
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("mm_tiny"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("geomean"), std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(readText(file("out.json")));
+  ASSERT_EQ(j["results"].size(), 2u);
+  const auto& mm = j["results"][0];
+  EXPECT_EQ(mm["case"], "mm_tiny");
+  EXPECT_EQ(mm["check"], "pass");
+  EXPECT_EQ(mm["threads"], 1);
+  EXPECT_EQ(mm["flops"], 2 * 17 * 7 * 5);
+  EXPECT_EQ(mm["sizes"]["M"], 17);
+  ASSERT_EQ(mm["peers"].size(), 3u);
+  for (const auto& p : mm["peers"]) {
+    std::string status = p["status"];
+    EXPECT_TRUE(status == "ok" || status == "unavailable") << p.dump();
+    if (status == "ok") {
+      EXPECT_GE(p["runs"].get<int>(), 1);
+    }
+  }
+  const auto& relu = j["results"][1];
+  EXPECT_EQ(relu["peers"][1]["peer"], "onednn.tanh");
+  std::string tanh = relu["peers"][1]["status"];
+  EXPECT_TRUE(tanh == "WRONG" || tanh == "unavailable") << tanh;
+  std::string csv = readText(file("out.csv"));
+  EXPECT_EQ(csv.rfind("case,threads,contestant,status,median_ms", 0), 0u) << csv;
+  EXPECT_NE(csv.find("mm_tiny,1,tessel,ok,"), std::string::npos) << csv;
+}
+
+TEST_F(BenchCli, FilterAndThreadList) {
+  auto r =
+      runTessel("bench " + file("tiny.suite") +
+                " --min-time 0 --min-runs 1 --threads 1,2 --quiet --filter '^relu' --json " + file("f.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(readText(file("f.json")));
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][0]["case"], "relu_tiny");
+  EXPECT_EQ(j["results"][1]["threads"], 2);
+}
+
+TEST_F(BenchCli, BadSuitesAreLocatedUserErrors) {
+  writeText(file("bad.suite"), "ok mm.tc\nmm mm.tc peers=onednn.matmull\n");
+  auto r = runTessel("bench " + file("bad.suite") + " --min-time 0");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find(file("bad.suite") + ":2:23: error: unknown peer operator 'onednn.matmull'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("mm mm.tc peers=onednn.matmull"), std::string::npos)
+      << r.err;  // the line, with a caret
+
+  writeText(file("size.suite"), "mm mm.tc Z=3\n");
+  r = runTessel("bench " + file("size.suite"));
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("size.suite:1:10: error: 'matmul' has no size Z"), std::string::npos) << r.err;
+
+  EXPECT_EQ(runTessel("bench " + file("missing.suite")).exitCode, 2);
+  EXPECT_EQ(runTessel("bench").exitCode, 2);
+}
+
+TEST_F(BenchCli, BadOptionsAreUserErrors) {
+  for (const char* opts :
+       {"--threads 0", "--threads 1,x", "--options fusion=most", "--options unroll=4", "--filter '('"}) {
+    auto r = runTessel("bench " + file("tiny.suite") + " --min-time 0 --quiet " + opts);
+    EXPECT_EQ(r.exitCode, 2) << opts << ": " << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << opts << ": " << r.err;
+  }
+}
+
+TEST_F(BenchCli, ListsPeers) {
+  auto r = runTessel("bench --list-peers");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("onednn.matmul"), std::string::npos);
+  EXPECT_NE(r.out.find("openblas.sgemm"), std::string::npos);
+  EXPECT_NE(r.out.find("xnnpack.fully_connected"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessel::testing

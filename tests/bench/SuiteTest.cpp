@@ -1,0 +1,139 @@
+// Suite files: the format, path lookup, and a located UserError for every mistake.
+#include <gtest/gtest.h>
+
+#include "../support/RunTool.h"
+#include "bench/CaseProgram.h"
+#include "bench/Suite.h"
+
+namespace tessel::bench {
+namespace {
+
+using tessel::testing::makeTempDir;
+using tessel::testing::runCommand;
+using tessel::testing::writeText;
+
+const PeerCatalog kCatalog = {{"onednn", {"matmul", "relu"}}, {"openblas", {"sgemm"}}};
+
+class SuiteFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = makeTempDir("tessel-suite-");
+    runCommand("mkdir -p " + dir_ + "/suites " + dir_ + "/programs");
+    writeText(dir_ + "/programs/mm.tc",
+              "# sizes: M=8 N=4 K=2\n"
+              "def matmul(float(M,K) A, float(K,N) B) -> (C) {\n"
+              "  C(m, n) +=! A(m, k) * B(k, n)\n"
+              "}\n");
+    writeText(dir_ + "/programs/two.tc",
+              "def first(float(N) A) -> (B) { B(i) = A(i) }\n"
+              "def second(float(N) A) -> (B) { B(i) = A(i) * 2 }\n");
+    writeText(dir_ + "/suites/local.tc", "def local(float(N) A) -> (B) { B(i) = A(i) }\n");
+  }
+  void TearDown() override { runCommand("rm -rf " + dir_); }
+  std::string suiteFile() const { return dir_ + "/suites/s.suite"; }
+  Suite parse(const std::string& text) const { return parseSuite(suiteFile(), text, kCatalog); }
+
+  // The located error parsing (and, when `load`, loading the programs of) `text` raises.
+  UserError errorOf(const std::string& text, bool load = false) const {
+    try {
+      Suite s = parse(text);
+      if (load)
+        for (const auto& c : s.cases) loadCaseProgram(c);
+    } catch (const UserError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "no error for:\n" << text;
+    return UserError({}, "none");
+  }
+  std::string dir_;
+};
+
+TEST_F(SuiteFiles, ParsesCasesCommentsAndOptions) {
+  Suite s = parse(
+      "# a comment\n"
+      "\n"
+      "mm_small  programs/mm.tc  M=16 N=8  peers=onednn.matmul,openblas.sgemm  # trailing comment\n"
+      "pick      programs/two.tc entry=second N=5\n"
+      "local     local.tc N=3\n");
+  ASSERT_EQ(s.cases.size(), 3u);
+  const SuiteCase& mm = s.cases[0];
+  EXPECT_EQ(mm.name, "mm_small");
+  EXPECT_EQ(mm.loc.line, 3);
+  EXPECT_EQ(mm.program, dir_ + "/programs/mm.tc");  // found in the folder above the suite
+  ASSERT_EQ(mm.sizes.size(), 2u);
+  EXPECT_EQ(mm.sizes[0].name, "M");
+  EXPECT_EQ(mm.sizes[0].value, 16);
+  ASSERT_EQ(mm.peers.size(), 2u);
+  EXPECT_EQ(mm.peers[1].qualified(), "openblas.sgemm");
+  EXPECT_EQ(mm.peers[1].loc.col, 57);
+  EXPECT_EQ(s.cases[1].entry, "second");
+  EXPECT_EQ(s.cases[2].program, dir_ + "/suites/local.tc");  // next to the suite first
+
+  CaseProgram p = loadCaseProgram(mm);
+  EXPECT_EQ(p.sizes.at("M"), 16);
+  EXPECT_EQ(p.sizes.at("K"), 2);  // from the program's `# sizes:`
+  EXPECT_EQ(p.program.tensor("C").shape, (std::vector<int64_t>{16, 8}));
+  EXPECT_EQ(loadCaseProgram(s.cases[1]).program.name, "second");
+}
+
+struct BadSuite {
+  const char* text;
+  bool load;  // found when the program is loaded rather than when the suite is parsed
+  int line;
+  int col;
+  const char* reason;  // a substring of the message
+};
+
+TEST_F(SuiteFiles, EveryMistakeIsLocated) {
+  const BadSuite cases[] = {
+      {"mm programs/mm.tc peers=onednn.matmull\n", false, 1, 32, "unknown peer operator 'onednn.matmull'"},
+      {"mm programs/mm.tc peers=mkl.gemm\n", false, 1, 25, "unknown peer family 'mkl'"},
+      {"mm programs/mm.tc peers=onednn\n", false, 1, 25, "expected FAMILY.OP"},
+      {"mm programs/mm.tc peers=onednn.matmul,\n", false, 1, 39, "bad peer ''"},
+      {"mm programs/mm.tc peers=onednn.matmul,onednn.matmul\n", false, 1, 39, "listed twice"},
+      {"# header\nmm programs/missing.tc M=3\n", false, 2, 4, "program 'programs/missing.tc' not found"},
+      {"mm\n", false, 1, 3, "expected the program's path"},
+      {"mm M=3 programs/mm.tc\n", false, 1, 4, "expected the program's path"},
+      {"mm programs/mm.tc M=abc\n", false, 1, 21, "bad size M='abc'"},
+      {"mm programs/mm.tc M=0\n", false, 1, 21, "sizes must be positive"},
+      {"mm programs/mm.tc M=-4\n", false, 1, 21, "bad size M='-4'"},
+      {"mm programs/mm.tc M=12x\n", false, 1, 21, "bad size M='12x'"},
+      {"mm programs/mm.tc M=3 M=4\n", false, 1, 23, "size M is given twice"},
+      {"mm programs/mm.tc fast\n", false, 1, 19, "expected SIZE=VALUE"},
+      {"mm programs/mm.tc\nmm programs/mm.tc\n", false, 2, 1, "already defined on line 1"},
+      {"m/m programs/mm.tc\n", false, 1, 1, "bad case name"},
+      {"mm programs/mm.tc entry=\n", false, 1, 25, "expected a def name"},
+      {"mm programs/mm.tc Q=3\n", true, 1, 19, "has no size Q (sizes: M, K, N)"},
+      {"two programs/two.tc N=3\n", true, 1, 5, "holds several defs (first, second)"},
+      {"two programs/two.tc entry=third N=3\n", true, 1, 27, "no def 'third'"},
+      {"two programs/two.tc entry=first\n", true, 1, 5, "size N of 'first' has no value"},
+  };
+  for (const BadSuite& c : cases) {
+    UserError e = errorOf(c.text, c.load);
+    EXPECT_EQ(e.loc().file, suiteFile()) << c.text;
+    EXPECT_EQ(e.loc().line, c.line) << c.text << e.render();
+    EXPECT_EQ(e.loc().col, c.col) << c.text << e.render();
+    EXPECT_NE(e.reason().find(c.reason), std::string::npos) << c.text << e.render();
+    EXPECT_TRUE(e.hasSourceLine()) << c.text;  // rendered with the line and a caret
+  }
+}
+
+TEST_F(SuiteFiles, ProgramErrorsPointIntoTheProgram) {
+  writeText(dir_ + "/programs/bad.tc", "def bad(float(N) A) -> (B) {\n  B(i) = A(i) +\n}\n");
+  Suite s = parse("bad programs/bad.tc N=3\n");
+  try {
+    loadCaseProgram(s.cases[0]);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.loc().file, dir_ + "/programs/bad.tc");
+    EXPECT_GT(e.loc().line, 1);
+  }
+}
+
+TEST_F(SuiteFiles, UnreadableSuiteIsAUserError) {
+  EXPECT_THROW(loadSuite(dir_ + "/nothing.suite", kCatalog), UserError);
+  EXPECT_THROW(loadSuite(dir_, kCatalog), UserError);
+}
+
+}  // namespace
+}  // namespace tessel::bench

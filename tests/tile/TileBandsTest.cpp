@@ -1,0 +1,106 @@
+// The tiling pass: policies checked against the program and the machine,
+// Auto Tiling's choices on matmul, and tiled kernels that match the
+// interpreter on awkward shapes.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "runtime/Runner.h"
+
+namespace tessel::tile {
+namespace {
+
+target::Hardware machine(int64_t l1, int64_t l2, int cores) {
+  target::Hardware h;
+  h.name = "test";
+  h.cores = cores;
+  for (auto [name, bytes] : {std::pair<const char*, int64_t>{"L1", l1}, {"L2", l2}, {"DRAM", 0}}) {
+    target::MemoryLevel level;
+    level.name = name;
+    level.capacityBytes = bytes;
+    h.memory.push_back(level);
+  }
+  return h;
+}
+
+te::Program matmul(int m, int n, int k) {
+  return front::testing::lowerText(
+      "# sizes: M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
+      "\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n");
+}
+
+driver::CompiledProgram compileWith(const te::Program& p, const std::string& tiles,
+                                    const target::Hardware& hw) {
+  driver::CompileOptions o;
+  o.hardware = hw;
+  if (!tiles.empty()) o.tiles = parseTilePolicy(tiles, "--tiles");
+  return driver::compile(p, o);
+}
+
+void expectPolicyError(const std::string& tiles, const std::string& what) {
+  try {
+    compileWith(matmul(8, 8, 8), tiles, machine(48 << 10, 2 << 20, 2));
+    FAIL() << "accepted " << tiles;
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--tiles:1:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TileBands, PolicyMistakesAreLocatedErrors) {
+  expectPolicyError("S_9: 4@L1", "no statement S9");
+  expectPolicyError("S_1: 4@L9", "unknown buffer 'L9' (this machine's caches: L1, L2)");
+  expectPolicyError("S_1: 4@L1, 4@L1, 4@L1, 4@L1", "S1 has 3 loop dimensions but the policy gives 4");
+  expectPolicyError("S_1: 8@L1/4@L2", "L1 cannot contain L2");
+  expectPolicyError("S_1: 4@L2/8@L1", "is larger than the L2 tile");
+}
+
+TEST(TileBands, AutoTilingFitsHalfOfEachLevelAndExplains) {
+  driver::CompiledProgram cp = compileWith(matmul(512, 512, 512), "", machine(48 << 10, 2 << 20, 2));
+  const std::string& e = cp.explanation;
+  EXPECT_NE(e.find("Auto Tiling"), std::string::npos) << e;
+  EXPECT_NE(e.find("L1 (48.0 KiB, limit 24.0 KiB)"), std::string::npos) << e;
+  EXPECT_NE(e.find("L2 (2.0 MiB, limit 1.0 MiB)"), std::string::npos) << e;
+  EXPECT_NE(e.find("tiles: S_0: "), std::string::npos) << e;
+  EXPECT_NE(cp.scheduleYaml.find("tile_L1"), std::string::npos);
+  EXPECT_NE(cp.scheduleYaml.find("tile_L2"), std::string::npos);
+}
+
+TEST(TileBands, SmallBandsAndStreamingBandsAreNotTiled) {
+  auto small = compileWith(matmul(4, 5, 3), "", machine(48 << 10, 2 << 20, 2));
+  EXPECT_NE(small.explanation.find("fits in L1"), std::string::npos) << small.explanation;
+  te::Program add = front::testing::lowerText(
+      "# sizes: N=1024 D=1024\ndef add(float(N,D) A, float(N,D) B) -> (C) {\n  C(n,d) = A(n,d) + "
+      "B(n,d)\n}\n");
+  auto streaming = compileWith(add, "", machine(48 << 10, 2 << 20, 2));
+  EXPECT_NE(streaming.explanation.find("not tiled: tiles save less"), std::string::npos)
+      << streaming.explanation;
+  EXPECT_EQ(streaming.scheduleYaml.find("tile_L1"), std::string::npos);
+}
+
+TEST(TileBands, TilingOffLeavesBandsAlone) {
+  driver::CompileOptions o;
+  o.hardware = machine(48 << 10, 2 << 20, 2);
+  o.autoTiling = false;
+  driver::CompiledProgram cp = driver::compile(matmul(512, 512, 512), o);
+  EXPECT_EQ(cp.scheduleYaml.find("tile_L1"), std::string::npos);
+  EXPECT_NE(cp.explanation.find("tiling is off"), std::string::npos) << cp.explanation;
+}
+
+TEST(TileBands, TiledKernelsMatchTheInterpreterOnAwkwardShapes) {
+  for (int size : {1, 7, 13, 127}) {
+    for (const char* tiles : {"", "S_1: 5@L2/2@L1, 3@L1, 4@L2", "*: 2@L1, 2@L1, 2@L1"}) {
+      // Tiny caches so Auto Tiling tiles even the small shapes.
+      driver::CompiledProgram cp = compileWith(matmul(size, size + 2, size), tiles, machine(256, 4096, 2));
+      runtime::RunOptions ro;
+      ro.check = true;
+      ro.threads = 2;
+      auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+      EXPECT_EQ(r.check, "pass") << "size " << size << " tiles '" << tiles << "'\n" << cp.explanation;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessel::tile
