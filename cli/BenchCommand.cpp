@@ -1,15 +1,19 @@
-// tessel bench SUITE: Tessel and its peers side by side (src/bench/).
+// tessel-bench, the executable `tessel bench SUITE` runs (cli/Main.cpp):
+// Tessel and its peers side by side (src/bench/). Only this executable links
+// the peer libraries.
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "Commands.h"
+#include "bench/CompileOptionsArg.h"
 #include "bench/Harness.h"
 #include "bench/PeerRegistry.h"
 #include "bench/Report.h"
 #include "bench/Suite.h"
 #include "target/DetectHost.h"
 #include "target/MeasureHost.h"
+#include "tessel/error.h"
 
 namespace tessel::cli {
 
@@ -22,7 +26,7 @@ struct BenchArgs {
   double minTime = 0.5;
   int minRuns = 5;
   bool measure = false;
-  std::string compileOptions;  // "fusion=min"
+  std::string compileOptions;  // "fusion=min tiling=off"
   std::string csv;
   std::string json;
   int64_t checkLimit = bench::BenchOptions{}.checkLimit;
@@ -50,24 +54,6 @@ std::vector<int> parseThreads(const std::string& list) {
   }
   if (threads.empty()) userError("bad --threads '': expected e.g. 1,2");
   return threads;
-}
-
-// "fusion=min" (words separated by spaces or commas).
-driver::CompileOptions parseCompileOptions(const std::string& text) {
-  driver::CompileOptions o;
-  std::string normalized = text;
-  for (char& c : normalized)
-    if (c == ',') c = ' ';
-  std::stringstream ss(normalized);
-  std::string word;
-  while (ss >> word) {
-    auto eq = word.find('=');
-    std::string key = word.substr(0, eq);
-    if (eq == std::string::npos || key != "fusion")
-      userError("bad --options '" + text + "': expected fusion=min|smart|max");
-    o.fusion = schedule::parseFusionStrategy(word.substr(eq + 1));
-  }
-  return o;
 }
 
 void listPeers(const std::vector<std::unique_ptr<bench::PeerFamily>>& families) {
@@ -106,7 +92,7 @@ int benchCommand(const BenchArgs& a) {
   if (!a.threads.empty()) options.threads = parseThreads(a.threads);
   options.timing.minSeconds = a.minTime;
   options.timing.minRuns = a.minRuns;
-  options.compile = parseCompileOptions(a.compileOptions);
+  options.compile = bench::parseCompileOptionsArg(a.compileOptions);
   options.checkLimit = a.checkLimit;
   options.seed = a.seed;
 
@@ -115,9 +101,14 @@ int benchCommand(const BenchArgs& a) {
 
   bench::TablePrinter table(std::cout);
   table.header(suite.file, bench::summarize(hw, families));
-  bench::BenchReport report = bench::runBench(
-      suite, options, hw, families, [&table](const bench::CaseResult& r) { table.row(r); },
-      a.quiet ? nullptr : &std::cerr);
+  bench::BenchReport report;
+  try {
+    report = bench::runBench(
+        suite, options, hw, families, [&table](const bench::CaseResult& r) { table.row(r); },
+        a.quiet ? nullptr : &std::cerr);
+  } catch (const UserError& e) {
+    throw bench::withCompileOptionsLine(e, a.compileOptions);  // e.g. a tile level the machine lacks
+  }
   table.summary(report);
   if (!a.csv.empty()) bench::writeCsv(a.csv, report);
   if (!a.json.empty()) bench::writeJson(a.json, report);
@@ -127,12 +118,8 @@ int benchCommand(const BenchArgs& a) {
   return 0;
 }
 
-}  // namespace
-
-CommandRunner addBenchCommand(CLI::App& app) {
+CommandRunner addBenchOptions(CLI::App* cmd) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "bench", "Time Tessel against peer libraries (oneDNN, OpenBLAS, XNNPACK) on the cases of a suite file");
   cmd->add_option("suite", args->suite, "suite file: one case a line, e.g. bench/suites/ops.suite");
   cmd->add_option("--filter", args->filter, "run only the cases whose name matches this regular expression");
   cmd->add_option("--threads", args->threads, "thread counts, e.g. 1,2 (default: 1 and all cores)");
@@ -143,7 +130,10 @@ CommandRunner addBenchCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--measure", args->measure,
                 "measure the machine's fp32 peak and DRAM bandwidth first (a few seconds), for % of peak");
-  cmd->add_option("--options", args->compileOptions, "Tessel compile options, e.g. \"fusion=min\"");
+  cmd->add_option(
+      "--options", args->compileOptions,
+      "Tessel compile options: fusion=min|smart|max, tiling=auto|off, vectorize=on|off, tiles=POLICY "
+      "(or tiles=@FILE; the policy runs to the next KEY=), e.g. \"fusion=min tiles=S_1: 64@L2, 32@L1\"");
   cmd->add_option("--csv", args->csv, "also write the results as CSV to this file");
   cmd->add_option("--json", args->json, "also write the results as JSON to this file");
   cmd->add_option("--check-limit", args->checkLimit,
@@ -157,4 +147,13 @@ CommandRunner addBenchCommand(CLI::App& app) {
   return [args] { return benchCommand(*args); };
 }
 
+}  // namespace
+
 }  // namespace tessel::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"Time Tessel against peer libraries (oneDNN, OpenBLAS, XNNPACK) on the cases of a suite file",
+               "tessel bench"};
+  auto bench = tessel::cli::addBenchOptions(&app);
+  return tessel::cli::parseAndRun(app, argc, argv, bench);
+}

@@ -1,5 +1,6 @@
 // The tessel subcommands. Each registers its options on a CLI11 app and
-// returns the process exit code when run.
+// returns the process exit code when run. `tessel bench` is the separate
+// executable tessel-bench (cli/BenchCommand.cpp), which tessel runs.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -12,7 +13,14 @@ using CommandRunner = std::function<int()>;
 CommandRunner addRunCommand(CLI::App& app);
 CommandRunner addCompileCommand(CLI::App& app);
 CommandRunner addFuzzCommand(CLI::App& app);
-CommandRunner addBenchCommand(CLI::App& app);
 CommandRunner addTargetCommand(CLI::App& app);
+
+// Runs `command` and maps every exception to the exit codes: 2 for a
+// UserError (printed with its source line) or running out of memory, 3 for
+// an internal error. Shared by tessel and tessel-bench.
+int runReportingErrors(const CommandRunner& command);
+// Parses the command line into `app` (--help, --version: exit 0; a bad
+// command line: exit 2), then runs `dispatch` through runReportingErrors.
+int parseAndRun(CLI::App& app, int argc, char** argv, const CommandRunner& dispatch);
 
 }  // namespace tessel::cli

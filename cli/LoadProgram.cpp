@@ -1,5 +1,6 @@
 #include "LoadProgram.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -22,7 +23,17 @@ std::string readTextFile(const std::string& path) {
 
 namespace {
 
-std::pair<std::string, int64_t> parseSizeArg(const std::string& arg) {
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+SizeArg parseSizeArg(const std::string& arg) {
   auto eq = arg.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
     userError("bad --size '" + arg + "': expected NAME=VALUE, e.g. --size M=64");
@@ -36,41 +47,77 @@ std::pair<std::string, int64_t> parseSizeArg(const std::string& arg) {
   }
   if (pos != value.size()) userError("bad --size '" + arg + "': '" + value + "' is not an integer");
   if (v <= 0) userError("bad --size '" + arg + "': sizes must be positive");
-  return {name, v};
+  return {name, v, {}};
+}
+
+// Reports a mistake of the request at `loc`, with the request's line when it has one.
+[[noreturn]] void requestError(const ProgramRequest& request, const SourceLoc& loc,
+                               const std::string& reason) {
+  throw UserError(loc, reason, loc.known() ? request.lineText : std::string());
+}
+
+std::string pickEntry(const front::Module& module, const ProgramRequest& request) {
+  auto defs = front::defNames(module);
+  if (!request.entry.empty()) {
+    if (!contains(defs, request.entry))
+      requestError(request, request.entryLoc,
+                   "no def '" + request.entry + "' (the program's defs: " + joined(defs) + ")");
+    return request.entry;
+  }
+  // An empty file is the front end's error, at the file.
+  if (defs.size() > 1)
+    requestError(
+        request, request.fileLoc,
+        "the program holds several defs (" + joined(defs) + "): pick one with " + request.entrySyntax);
+  return defs.empty() ? "" : defs.front();
 }
 
 }  // namespace
 
-LoadedProgram loadProgram(const ProgramSpec& spec) {
-  front::Source src{spec.file, readTextFile(spec.file)};
+LoadedProgram loadProgram(const ProgramRequest& request) {
+  std::string text;
+  try {
+    text = readTextFile(request.file);
+  } catch (const UserError& e) {
+    if (!request.fileLoc.known()) throw;  // the message names the file already
+    requestError(request, request.fileLoc, e.reason());
+  }
+  front::Source src{request.file, text};
   auto module = front::parse(src);
-  std::map<std::string, int64_t> sizes = front::defaultSizes(src);
-  auto names = front::sizeNames(*module, spec.entry);
-  // A size of another def in the same file is accepted (and unused), so one
-  // --size list can serve every def of a file; anything else is a typo.
+  std::string entry = pickEntry(*module, request);
+  std::vector<std::string> names = front::sizeNames(*module, entry);
   std::set<std::string> fileSizes;
   for (const auto& def : front::defNames(*module))
     for (const auto& n : front::sizeNames(*module, def)) fileSizes.insert(n);
-  for (const auto& arg : spec.sizeArgs) {
-    auto [name, value] = parseSizeArg(arg);
-    if (!fileSizes.count(name)) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      userError("unknown size '" + name + "' in --size (" +
-                (list.empty() ? "the def has no sizes" : "sizes: " + list) + ")");
-    }
-    sizes[name] = value;
-  }
-  // Defaults from the comment may name sizes of other defs in the same file.
-  std::map<std::string, int64_t> bound;
-  for (const auto& n : names) {
-    auto it = sizes.find(n);
-    if (it != sizes.end()) bound[n] = it->second;
-  }
+
+  // The defaults may name sizes of other defs of the file: only the entry's are bound.
   LoadedProgram out;
-  out.program = front::lower(*module, spec.entry, bound);
-  out.sizes = bound;
+  std::map<std::string, int64_t> defaults = front::defaultSizes(src);
+  for (const auto& n : names)
+    if (auto it = defaults.find(n); it != defaults.end()) out.sizes[n] = it->second;
+  for (const SizeArg& s : request.sizes) {
+    if (!fileSizes.count(s.name))
+      requestError(request, s.loc,
+                   "unknown size '" + s.name + "' for '" + entry + "' (" +
+                       (names.empty() ? "it has no sizes" : "its sizes: " + joined(names)) + ")");
+    if (contains(names, s.name)) out.sizes[s.name] = s.value;
+  }
+  for (const auto& n : names)
+    if (!out.sizes.count(n))
+      requestError(request, request.fileLoc,
+                   "size " + n + " of '" + entry + "' has no value: add " + request.sizePrefix + n +
+                       "=VALUE (or a '# sizes:' line to the file)");
+  out.program = front::lower(*module, entry, out.sizes);
   return out;
+}
+
+LoadedProgram loadProgram(const ProgramSpec& spec) {
+  ProgramRequest request;
+  request.file = spec.file;
+  request.entry = spec.entry;
+  request.fileLoc = request.entryLoc = SourceLoc{spec.file};
+  for (const auto& arg : spec.sizeArgs) request.sizes.push_back(parseSizeArg(arg));
+  return loadProgram(request);
 }
 
 }  // namespace tessel::cli

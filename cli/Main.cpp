@@ -1,29 +1,46 @@
 // tessel: the command-line driver. Exit codes: 0 success, 1 check mismatch,
 // 2 user error (bad program, options or files), 3 internal compiler error.
-#include <fstream>
-#include <iostream>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "Commands.h"
 #include "tessel/error.h"
 
 namespace {
 
-// Errors found after the front end (extraction, scheduling) carry a location
-// but not the text of the line; show it like the front end does.
-tessel::UserError withSource(const tessel::UserError& e) {
-  const tessel::SourceLoc& loc = e.loc();
-  if (e.hasSourceLine() || loc.file.empty() || !loc.known()) return e;
-  std::ifstream f(loc.file);
-  std::string line;
-  for (int i = 0; i < loc.line && std::getline(f, line); ++i) {
-  }
-  return f ? e.withSourceLine(line) : e;
+// `tessel bench` runs the executable tessel-bench next to this one, git-style,
+// with the arguments that follow "bench": only it links the peer libraries
+// (oneDNN, OpenBLAS, XNNPACK), so the other commands, and the children `tessel
+// fuzz` forks, neither pay for loading them nor run OpenBLAS's worker thread.
+[[noreturn]] void runBenchExecutable(const std::vector<std::string>& benchArgs) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) tessel::userError("tessel bench: cannot locate the tessel executable: " + ec.message());
+  std::string bench = (self.parent_path() / "tessel-bench").string();
+  if (access(bench.c_str(), X_OK) != 0)
+    tessel::userError("tessel bench runs '" + bench + "', which is " +
+                      (errno == ENOENT ? "missing" : std::string("not executable: ") + std::strerror(errno)) +
+                      "; build it next to tessel (cmake --build BUILD --target tessel-bench)");
+  std::vector<char*> argv = {bench.data()};
+  for (const std::string& arg : benchArgs) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  execv(bench.c_str(), argv.data());
+  tessel::userError("tessel bench: cannot run '" + bench + "': " + std::strerror(errno));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Handed over before parsing: every argument after "bench" is tessel-bench's.
+  if (argc >= 2 && std::string_view(argv[1]) == "bench")
+    return tessel::cli::runReportingErrors([&]() -> int { runBenchExecutable({argv + 2, argv + argc}); });
+
   CLI::App app{"Tessel: an automatic polyhedral tensor compiler (Tensor Comprehensions -> fast kernels)",
                "tessel"};
   app.set_version_flag("--version", std::string("tessel ") + TESSEL_VERSION);
@@ -31,36 +48,19 @@ int main(int argc, char** argv) {
   auto run = tessel::cli::addRunCommand(app);
   auto compile = tessel::cli::addCompileCommand(app);
   auto fuzz = tessel::cli::addFuzzCommand(app);
-  auto bench = tessel::cli::addBenchCommand(app);
+  // Listed for --help only; its own options are tessel-bench's (`tessel bench --help`).
+  app.add_subcommand("bench",
+                     "Time Tessel against peer libraries (oneDNN, OpenBLAS, XNNPACK) on the cases of a suite "
+                     "file (runs tessel-bench)")
+      ->prefix_command()
+      ->set_help_flag();
   auto target = tessel::cli::addTargetCommand(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
-  }
-  try {
+  return tessel::cli::parseAndRun(app, argc, argv, [&] {
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("compile")) return compile();
     if (app.got_subcommand("fuzz")) return fuzz();
-    if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("bench")) runBenchExecutable(app.get_subcommand("bench")->remaining());
     if (app.got_subcommand("target")) return target();
     return 2;
-  } catch (const tessel::UserError& e) {
-    std::cerr << withSource(e).render() << "\n";
-    return 2;
-  } catch (const tessel::InternalError& e) {
-    std::cerr << "tessel: " << e.what() << "\n(this is a bug in Tessel; please report it with the input)\n";
-    return 3;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "tessel: error: out of memory\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "tessel: internal error: " << e.what() << "\n";
-    return 3;
-  }
+  });
 }

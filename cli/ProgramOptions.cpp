@@ -19,6 +19,9 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
          "--tiling", args.tiling,
          "auto: Auto Tiling chooses tile sizes for the caches; off: no tiling except what --tiles asks")
       ->check(CLI::IsMember({"auto", "off"}));
+  cmd->add_option("--vectorize", args.vectorize,
+                  "on: SIMD code (AVX-512 or AVX2) for the loops that allow it; off: scalar loops only")
+      ->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--tiles", args.tiles,
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
   cmd->add_option("--hardware", args.hardwareFile,
@@ -33,6 +36,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   if (!args.scheduleFile.empty())
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
   o.autoTiling = args.tiling == "auto";
+  o.vectorize = args.vectorize == "on";
   if (!args.tiles.empty()) {
     bool fromFile = args.tiles[0] == '@';
     std::string origin = fromFile ? args.tiles.substr(1) : "--tiles";

@@ -15,6 +15,7 @@ struct ProgramArgs {
   std::string fusion = "smart";
   std::string scheduleFile;
   std::string tiling = "auto";
+  std::string vectorize = "on";
   std::string tiles;         // policy text, or @FILE
   std::string hardwareFile;  // JSON machine description
   bool explain = false;

@@ -61,15 +61,16 @@ std::string summary(const target::Hardware& hw) {
   char freq[32];
   std::snprintf(freq, sizeof freq, "%.2f GHz", hw.frequencyHz / 1e9);
   out << "  frequency: " << (hw.frequencyHz > 0 ? freq : "unknown") << "\n";
-  out << "  memory (fastest first; bandwidth per instance, for all its sharers):\n";
+  out << "  memory (fastest first; bandwidth per instance, for all its sharers, and for one core alone):\n";
   for (const target::MemoryLevel& m : hw.memory) {
-    std::string bandwidth = m.bandwidthBytesPerS > 0
-                                ? formatRate(m.bandwidthBytesPerS, "GB/s") +
-                                      (m.bandwidthSource.empty() ? "" : " (" + m.bandwidthSource + ")")
-                                : "unknown";
+    std::string bandwidth = m.bandwidthBytesPerS > 0 ? formatRate(m.bandwidthBytesPerS, "GB/s") : "unknown";
+    if (m.bandwidthPerCoreBytesPerS > 0)
+      bandwidth += ", " + formatRate(m.bandwidthPerCoreBytesPerS, "GB/s") + " per core";
+    if ((m.bandwidthBytesPerS > 0 || m.bandwidthPerCoreBytesPerS > 0) && !m.bandwidthSource.empty())
+      bandwidth += " (" + m.bandwidthSource + ")";
     out << "    " << padded(m.name, 6) << padded(formatBytes(m.capacityBytes), 11)
         << padded("line " + std::to_string(m.lineBytes), 10)
-        << padded("shared by " + std::to_string(m.sharedBy), 13) << padded("bandwidth " + bandwidth, 32)
+        << padded("shared by " + std::to_string(m.sharedBy), 13) << padded("bandwidth " + bandwidth, 48)
         << (m.managed ? "managed, " : "") << "source: " << (m.source.empty() ? "-" : m.source) << "\n";
   }
   out << "  units (best first):\n";

@@ -2,9 +2,12 @@
 # peer libraries it compares Tessel with. Each peer is optional: one that is
 # found defines TESSEL_HAVE_<PEER> for the bench sources only; one that is
 # missing is reported "unavailable" when a suite names it, never a build error.
+# Only the executable tessel-bench (and the tests) link it: `tessel bench`
+# runs tessel-bench, so no other command loads the peer libraries.
 file(GLOB_RECURSE TESSEL_BENCH_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/bench/*.cpp)
-add_library(tessel_bench STATIC ${TESSEL_BENCH_SOURCES})
-target_include_directories(tessel_bench PUBLIC ${CMAKE_SOURCE_DIR}/src)
+# Suite cases load their programs as the commands do (cli/LoadProgram).
+add_library(tessel_bench STATIC ${TESSEL_BENCH_SOURCES} ${CMAKE_SOURCE_DIR}/cli/LoadProgram.cpp)
+target_include_directories(tessel_bench PUBLIC ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR})
 target_compile_options(tessel_bench PRIVATE ${TESSEL_WARNINGS})
 # OpenMP: the oneDNN peer's thread count is set through the OpenMP runtime it shares with the kernels.
 target_link_libraries(tessel_bench PUBLIC tessel_core PRIVATE OpenMP::OpenMP_CXX)
@@ -39,4 +42,11 @@ if(TESSEL_XNNPACK_INCLUDE_DIR AND TESSEL_PTHREADPOOL_INCLUDE_DIR AND TESSEL_XNNP
 endif()
 
 message(STATUS "tessel bench peers: ${TESSEL_BENCH_PEERS}")
-target_link_libraries(tessel PRIVATE tessel_bench)
+
+# tessel-bench, next to tessel, which finds it there (cli/Main.cpp).
+add_executable(tessel-bench ${CMAKE_SOURCE_DIR}/cli/BenchCommand.cpp ${CMAKE_SOURCE_DIR}/cli/CommandLine.cpp)
+target_compile_options(tessel-bench PRIVATE ${TESSEL_WARNINGS})
+target_link_libraries(tessel-bench PRIVATE tessel_bench CLI11::CLI11)
+set_target_properties(tessel-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# Building tessel builds the executable its bench command runs.
+add_dependencies(tessel tessel-bench)

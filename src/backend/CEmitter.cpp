@@ -7,7 +7,10 @@
 
 #include "abi/KernelAbi.h"
 #include "abi/KernelPreludeText.h"
+#include "abi/VectorMathText.h"
+#include "abi/VectorPreludeText.h"
 #include "backend/CNames.h"
+#include "backend/CVectorLoop.h"
 
 namespace tessel::backend {
 
@@ -121,6 +124,14 @@ class Emitter {
         }
         return;
       case lir::StmtKind::For: {
+        if (s->vectorLanes > 0) {
+          ScalarC scalar{[this](const Expr& e) { return expr(e); },
+                         [this](const lir::Stmt& st) { return storeText(st); },
+                         [](const std::string& b) { return cName(b); }};
+          emitVectorLoop(os_, s, depth, scalar,
+                         s->parallel ? "#pragma omp parallel for schedule(static)" : "");
+          return;
+        }
         if (s->parallel && canonicalLoop(s)) os_ << pad << "#pragma omp parallel for schedule(static)\n";
         // OpenMP wants the loop predicate unparenthesized.
         std::string cond = expr(s->cond);
@@ -347,6 +358,7 @@ std::string packedEntryName(const lir::Kernel& kernel) { return kernelSymbol(ker
 std::string emitC(const lir::Kernel& k) {
   std::ostringstream os;
   os << abi::kKernelPrelude << "\n";
+  if (!k.vectorIsa.empty()) os << abi::vectorMathText() << "\n" << abi::kVectorPrelude << "\n";
   os << signature(k, true) << " {\n";
   os << "  int tessel_status = " << abi::kKernelOk << ";\n";
   for (const auto& t : k.temporaries) {

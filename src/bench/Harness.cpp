@@ -7,11 +7,11 @@
 #include "abi/KernelAbi.h"
 #include "backend/CEmitter.h"
 #include "bench/CaseProgram.h"
-#include "bench/Inputs.h"
 #include "bench/PeerRegistry.h"
 #include "driver/Compile.h"
 #include "runtime/CCompiler.h"
 #include "runtime/Checker.h"
+#include "runtime/Inputs.h"
 #include "runtime/Interpreter.h"
 #include "runtime/KernelLibrary.h"
 
@@ -21,9 +21,12 @@ namespace {
 
 using runtime::Buffer;
 
-double dramBandwidth(const target::Hardware& hw) {
+// The DRAM bandwidth `threads` threads can draw: one core's sustained
+// bandwidth per thread, at most the all-core figure.
+double dramBandwidth(const target::Hardware& hw, int threads) {
   const target::MemoryLevel* dram = hw.level("DRAM");
-  return dram ? dram->bandwidthBytesPerS : 0;
+  return dram ? reachableWith(threads, hw.cores, dram->bandwidthPerCoreBytesPerS, dram->bandwidthBytesPerS)
+              : 0;
 }
 
 std::vector<int> threadCounts(const BenchOptions& o, const target::Hardware& hw) {
@@ -108,9 +111,11 @@ void say(std::ostream* progress, const std::string& line) {
 
 // Fills the rates and % of peak from the measured time.
 void addRates(CaseResult& r, const target::Hardware& hw) {
-  // The FLOP peak of the threads used; the DRAM bandwidth is the machine's.
-  double peakFlops = hw.peakF32FlopsPerCore * std::min(r.threads, std::max(hw.cores, 1));
-  double bandwidth = dramBandwidth(hw);
+  // A run is judged against what its threads can reach, not the whole machine.
+  double peakFlops = reachableWith(r.threads, hw.cores, hw.peakF32FlopsPerCore, hw.peakF32Flops);
+  double bandwidth = dramBandwidth(hw, r.threads);
+  r.peakFlops = peakFlops;
+  r.bandwidthBytesPerS = bandwidth;
   r.roofline = classify(r.flops, r.bytes, peakFlops, bandwidth);
   double seconds = r.tesselMs / 1000;
   if (seconds <= 0) return;
@@ -129,14 +134,18 @@ class CaseRunner {
         program_(cp.program),
         sizes_(cp.sizes),
         options_(options),
+        compileOptions_(options.compile),
         hw_(hw),
         families_(families),
-        progress_(progress) {}
+        progress_(progress) {
+    // Tessel's kernels are built for the machine the results are judged against.
+    compileOptions_.hardware = hw;
+  }
 
   std::vector<CaseResult> run() {
     say(progress_, case_.name + ": compiling");
-    inputs_ = makeInputs(program_, options_.seed);
-    TesselKernel kernel(program_, options_.compile, inputs_, case_);
+    inputs_ = runtime::makeInputs(program_, options_.seed);
+    TesselKernel kernel(program_, compileOptions_, inputs_, case_);
     kernel.run();
     std::string check = makeReference(kernel);
     std::vector<CaseResult> results;
@@ -154,7 +163,8 @@ class CaseRunner {
       return "unchecked (" + std::to_string(points) + " points > --check-limit)";
     }
     say(progress_, case_.name + ": checking against the interpreter");
-    std::map<std::string, Buffer> want = runtime::interpret(program_, byName(program_, inputs_));
+    std::map<std::string, Buffer> want =
+        runtime::interpret(program_, runtime::inputsByName(program_, inputs_));
     for (const auto* t : program_.outputs()) reference_.outputs.push_back(want.at(t->name));
     reference_.interpreted = true;
     std::string mismatch = compareOutputs(program_, kernel.outputs(), reference_);
@@ -256,6 +266,7 @@ class CaseRunner {
   const te::Program& program_;
   const std::map<std::string, int64_t>& sizes_;
   const BenchOptions& options_;
+  driver::CompileOptions compileOptions_;
   const target::Hardware& hw_;
   std::vector<std::unique_ptr<PeerFamily>>& families_;
   std::ostream* progress_;
@@ -287,9 +298,11 @@ MachineSummary summarize(const target::Hardware& hw,
   m.name = hw.name;
   m.cores = hw.cores;
   m.peakF32FlopsPerCore = hw.peakF32FlopsPerCore;
+  m.peakF32Flops = hw.peakF32Flops;
   m.peakSource = hw.peakSource;
   if (const target::MemoryLevel* dram = hw.level("DRAM")) {
     m.dramBytesPerS = dram->bandwidthBytesPerS;
+    m.dramBytesPerSPerCore = dram->bandwidthPerCoreBytesPerS;
     m.dramSource = dram->bandwidthSource;
   }
   for (const auto& f : families)

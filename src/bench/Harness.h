@@ -28,7 +28,7 @@ struct BenchOptions {
   std::string filter;        // regular expression searched in case names; "" = every case
   std::vector<int> threads;  // empty = 1 and all cores
   TimingOptions timing;
-  driver::CompileOptions compile;
+  driver::CompileOptions compile;  // its `hardware` is replaced by the machine runBench is given
   // Cases whose statement instances exceed this are not interpreted (it
   // would take minutes): Tessel and the peers are then compared with each
   // other only. About 3e7 instances per second.
@@ -70,6 +70,10 @@ struct CaseResult {
   double gflops = 0;                    // GFLOP/s
   double gbps = 0;                      // GB/s of compulsory traffic
   std::optional<double> percentOfPeak;  // of the FLOP peak (compute-bound) or DRAM bandwidth (memory-bound)
+  // What this run's threads can reach, which % of peak is of: per core x
+  // threads, at most the whole machine's; 0 = unknown.
+  double peakFlops = 0;
+  double bandwidthBytesPerS = 0;
   std::vector<PeerResult> peers;
 };
 
@@ -77,8 +81,10 @@ struct MachineSummary {
   std::string name;
   int cores = 1;
   double peakF32FlopsPerCore = 0;
+  double peakF32Flops = 0;  // all cores; 0 = unknown
   std::string peakSource;
-  double dramBytesPerS = 0;  // 0 = unknown
+  double dramBytesPerS = 0;         // all cores; 0 = unknown
+  double dramBytesPerSPerCore = 0;  // one core alone; 0 = unknown
   std::string dramSource;
   std::vector<std::pair<std::string, std::string>> peers;  // family -> version, or "unavailable"
 };

@@ -78,4 +78,10 @@ Roofline classify(int64_t flops, int64_t bytes, double peakFlops, double bandwid
   return r;
 }
 
+double reachableWith(int threads, int cores, double perCore, double wholeMachine) {
+  if (perCore <= 0) return wholeMachine;
+  double scaled = perCore * std::min(threads, std::max(cores, 1));
+  return wholeMachine > 0 ? std::min(scaled, wholeMachine) : scaled;
+}
+
 }  // namespace tessel::bench

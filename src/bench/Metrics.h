@@ -39,4 +39,11 @@ struct Roofline {
 constexpr double kAssumedBalance = 10.0;
 Roofline classify(int64_t flops, int64_t bytes, double peakFlops, double bandwidthBytesPerS);
 
+// What `threads` threads can reach of a figure known per core and for the
+// whole machine (FLOP/s, DRAM bytes/s): per core x threads, at most the whole
+// machine's (and no more threads than `cores` count). Unknown per-core (0):
+// the whole machine's, an overestimate for fewer threads than cores.
+// 0 when both are unknown.
+double reachableWith(int threads, int cores, double perCore, double wholeMachine);
+
 }  // namespace tessel::bench

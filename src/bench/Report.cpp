@@ -70,13 +70,15 @@ void TablePrinter::header(const std::string& suite, const MachineSummary& m) {
                                     : "unknown")
       << (m.peakSource.empty() ? "" : " (" + m.peakSource + ")") << "; DRAM "
       << (m.dramBytesPerS > 0
-              ? gbps(m.dramBytesPerS) + (m.dramSource.empty() ? "" : " (" + m.dramSource + ")")
+              ? gbps(m.dramBytesPerS) +
+                    (m.dramBytesPerSPerCore > 0 ? ", " + gbps(m.dramBytesPerSPerCore) + " per core"
+                                                : std::string()) +
+                    (m.dramSource.empty() ? "" : " (" + m.dramSource + ")")
               : "bandwidth unknown (--measure measures it)")
       << "\n";
   for (const auto& [family, version] : m.peers) os_ << "peer " << family << ": " << version << "\n";
-  os_ << "ratio = peer ms / Tessel ms (> 1: Tessel is faster); %peak: of the fp32 FLOP peak for the threads "
-         "used "
-         "(compute-bound) or of the DRAM bandwidth (memory-bound)\n\n";
+  os_ << "ratio = peer ms / Tessel ms (> 1: Tessel is faster); %peak: of the fp32 FLOP peak (compute-bound) "
+         "or of the DRAM bandwidth (memory-bound) the threads used can reach\n\n";
   os_ << pad("case", kCaseWidth) << padLeft("thr", 4) << "  " << pad("bound", 8) << pad("check", 10)
       << padLeft("tessel ms", 10) << padLeft("rate", 16) << padLeft("%peak", 8) << "   " << pad("peer", 28)
       << padLeft("peer ms", 12) << padLeft("ratio", 7) << "\n";
@@ -194,8 +196,11 @@ void writeJson(const std::string& path, const BenchReport& report) {
       {"name", m.name},
       {"cores", m.cores},
       {"peak_f32_flops_per_core", m.peakF32FlopsPerCore},
+      {"peak_f32_flops", m.peakF32Flops > 0 ? nlohmann::json(m.peakF32Flops) : nlohmann::json()},
       {"peak_source", m.peakSource},
       {"dram_bytes_per_s", m.dramBytesPerS > 0 ? nlohmann::json(m.dramBytesPerS) : nlohmann::json()},
+      {"dram_bytes_per_s_per_core",
+       m.dramBytesPerSPerCore > 0 ? nlohmann::json(m.dramBytesPerSPerCore) : nlohmann::json()},
       {"dram_source", m.dramSource},
       {"peers", peers}};
   nlohmann::json results = nlohmann::json::array();
@@ -225,6 +230,10 @@ void writeJson(const std::string& path, const BenchReport& report) {
          {"intensity", r.roofline.intensity},
          {"balance", r.roofline.balance},
          {"balance_assumed", r.roofline.balanceAssumed},
+         // What percent_of_peak is of: the figures these threads can reach.
+         {"peak_flops", r.peakFlops > 0 ? nlohmann::json(r.peakFlops) : nlohmann::json()},
+         {"dram_bytes_per_s",
+          r.bandwidthBytesPerS > 0 ? nlohmann::json(r.bandwidthBytesPerS) : nlohmann::json()},
          {"check", r.check},
          {"tessel",
           {{"median_ms", r.tesselMs},

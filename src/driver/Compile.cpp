@@ -4,6 +4,7 @@
 
 #include "backend/CEmitter.h"
 #include "lir/AstToLir.h"
+#include "lir/Vectorize.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
 #include "poly/Print.h"
@@ -18,6 +19,7 @@ std::string CompileOptions::toString() const {
   if (!dumpAfter.empty()) s += " dump-after=" + dumpAfter;
   if (schedule) s += " schedule=" + schedule->origin;
   s += autoTiling ? " tiling=auto" : " tiling=off";
+  if (!vectorize) s += " vectorize=off";
   if (!tiles.empty()) {
     std::string policy = tiles.toString();
     std::replace(policy.begin(), policy.end(), '\n', ';');
@@ -30,7 +32,7 @@ std::string CompileOptions::toString() const {
 std::vector<std::string> passNames(const TargetStrategy& strategy) {
   std::vector<std::string> names = {"widen-accumulators", "extract"};
   for (const auto& p : strategy.schedulePasses()) names.push_back(p.name);
-  names.insert(names.end(), {"ast", "lir"});
+  names.insert(names.end(), {"ast", "lir", "vectorize"});
   return names;
 }
 
@@ -72,6 +74,13 @@ isl::ast_node astFor(const isl::schedule& schedule, const CompileOptions& option
   }
 }
 
+// The SIMD instruction set vector loops are written for.
+std::string vectorIsa(const target::Hardware& hardware) {
+  if (hardware.has("avx512f")) return "avx512";
+  if (hardware.has("avx2") && hardware.has("fma")) return "avx2";
+  return "";
+}
+
 }  // namespace
 
 CompiledProgram compile(const te::Program& program, const CompileOptions& options,
@@ -103,6 +112,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     if (options.dumpAfter == "ast") out.dump = out.astC;
     out.kernel = lir::astToLir(lowered, scop, ast);
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
+    if (options.vectorize) out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation);
+    if (options.dumpAfter == "vectorize") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);
   } catch (const isl::exception& e) {
     throw InternalError("isl", e.what());

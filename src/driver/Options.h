@@ -22,6 +22,7 @@ struct CompileOptions {
   std::optional<ScheduleFile> schedule;
   bool autoTiling = true;  // Auto Tiling for bands the tile policy does not cover
   tile::TilePolicy tiles;  // --tiles: the user's tiling policy
+  bool vectorize = true;   // SIMD code for the loops the schedule marks vectorizable
   // The machine to compile for; absent = the host, detected when compiling.
   std::optional<target::Hardware> hardware;
   std::string toString() const;

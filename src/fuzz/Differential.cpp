@@ -13,6 +13,7 @@
 #include "driver/Compile.h"
 #include "front/Frontend.h"
 #include "runtime/Runner.h"
+#include "target/DetectHost.h"
 
 namespace tessel::fuzz {
 
@@ -21,9 +22,10 @@ namespace {
 // A machine with tiny caches, so Auto Tiling tiles even the fuzzer's small
 // programs (on the host most of them fit in L1 and are left alone).
 target::Hardware tinyCacheMachine() {
-  target::Hardware h;
+  target::Hardware h = target::detectHost();  // its ISA, so vector code runs here
   h.name = "tiny-caches";
   h.cores = 2;
+  h.memory.clear();
   for (auto [name, bytes] : {std::pair<const char*, int64_t>{"L1", 512}, {"L2", 4096}, {"DRAM", 0}}) {
     target::MemoryLevel level;
     level.name = name;
@@ -47,8 +49,9 @@ std::vector<Combination> optionMatrix() {
     Combination untiled;
     untiled.options.fusion = fusion;
     untiled.options.autoTiling = false;
+    untiled.options.vectorize = false;
     untiled.threads = 1;
-    untiled.label = f + " tiling=off threads=1";
+    untiled.label = f + " tiling=off vectorize=off threads=1";
     m.push_back(untiled);
 
     Combination autoTiled;

@@ -20,8 +20,9 @@ struct Combination {
   int threads = 1;
 };
 
-// Every option combination that exists: fusion strategies x {untiled on one
-// thread, Auto Tiling on two threads, small forced tiles}.
+// Every option combination that exists: fusion strategies x {untiled scalar
+// code on one thread, Auto Tiling + vectorization on two threads, small forced
+// tiles + vectorization}.
 std::vector<Combination> optionMatrix();
 
 enum class Verdict { Pass, Rejected, Mismatch, KernelError, InternalError, Crash, Hang };

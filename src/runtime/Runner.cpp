@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <random>
 
 #include "abi/KernelAbi.h"
 #include "runtime/CCompiler.h"
 #include "runtime/Checker.h"
+#include "runtime/Inputs.h"
 #include "runtime/Interpreter.h"
 #include "runtime/KernelLibrary.h"
 
@@ -19,23 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// Inputs read directly as an index of another tensor (LUT(I(b, n), r)) get
-// values inside that dimension, so random test inputs exercise the kernel
-// instead of its out-of-range error path.
-void collectIndexExtents(const te::Expr& e, const te::Program& p, std::map<std::string, int64_t>& extents) {
-  if (e->kind == te::ExprKind::Access) {
-    const te::TensorDecl& t = p.tensor(e->name);
-    for (size_t d = 0; d < e->operands.size(); ++d) {
-      const te::ExprNode* idx = e->operands[d].get();
-      while (idx->kind == te::ExprKind::Cast) idx = idx->operands[0].get();
-      if (idx->kind != te::ExprKind::Access) continue;
-      auto [it, fresh] = extents.try_emplace(idx->name, t.shape[d]);
-      if (!fresh) it->second = std::min(it->second, t.shape[d]);
-    }
-  }
-  for (const auto& o : e->operands) collectIndexExtents(o, p, extents);
 }
 
 // A bad unproven index: the kernel only reports a status, so replay the
@@ -64,23 +47,12 @@ RunReport runKernel(const te::Program& program, const std::string& cSource, cons
   KernelLibrary lib(obj.path, packedEntry);
   lib.setThreads(options.threads);
 
-  std::mt19937_64 rng(options.seed);
-  std::map<std::string, Buffer> inputs;
+  std::vector<Buffer> inputList = makeInputs(program, options.seed);
+  // The same storage by name, for the interpreter (Buffer copies share it).
+  std::map<std::string, Buffer> inputs = inputsByName(program, inputList);
   std::vector<Buffer> outputs;
   std::vector<Buffer*> args;
-  std::map<std::string, int64_t> indexExtents;
-  for (const auto& s : program.stages) collectIndexExtents(s.rhs, program, indexExtents);
-  for (const auto* t : program.inputs()) {
-    Buffer b(t->dtype, t->shape);
-    auto ext = indexExtents.find(t->name);
-    if (ext != indexExtents.end() && t->dtype != te::DType::Bool) {
-      b.randomizeIndices(rng, ext->second);
-    } else {
-      b.randomize(rng);
-    }
-    inputs.emplace(t->name, b);
-  }
-  for (const auto* t : program.inputs()) args.push_back(&inputs.at(t->name));
+  for (auto& b : inputList) args.push_back(&b);
   for (const auto* t : program.outputs()) outputs.emplace_back(t->dtype, t->shape);
   for (auto& b : outputs) args.push_back(&b);
 

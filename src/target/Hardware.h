@@ -20,10 +20,13 @@ struct MemoryLevel {
   int64_t lineBytes = 64;         // transfer granularity
   int sharedBy = 1;               // compute cores sharing one instance
   double bandwidthBytesPerS = 0;  // sustained, per instance for all its sharers; 0 = unknown
-  bool managed = false;           // software-managed (scratchpad) rather than a cache
-  std::string source;             // where the numbers came from: "sysfs", "cpuid", "measured", "configured",
-                                  // "default" (DRAM, unbounded by definition)
-  // Where bandwidthBytesPerS came from ("measured", "configured"; empty while
+  // Sustained for one core alone (0 = unknown): what a 1-thread run can draw,
+  // often far less than the all-core figure. Never above bandwidthBytesPerS.
+  double bandwidthPerCoreBytesPerS = 0;
+  bool managed = false;  // software-managed (scratchpad) rather than a cache
+  std::string source;    // where the numbers came from: "sysfs", "cpuid", "measured", "configured",
+                         // "default" (DRAM, unbounded by definition)
+  // Where the bandwidths came from ("measured", "configured"; empty while
   // unknown): a cache's size comes from sysfs but its bandwidth only from a run.
   std::string bandwidthSource;
 

@@ -24,6 +24,7 @@ Json levelToJson(const MemoryLevel& m) {
   j["lineBytes"] = m.lineBytes;
   j["sharedBy"] = m.sharedBy;
   j["bandwidthBytesPerS"] = m.bandwidthBytesPerS;
+  j["bandwidthPerCoreBytesPerS"] = m.bandwidthPerCoreBytesPerS;
   j["managed"] = m.managed;
   j["source"] = m.source;
   j["bandwidthSource"] = m.bandwidthSource;
@@ -319,8 +320,8 @@ class DescriptionReader {
       JsonPath path = child(memoryPath, i);
       expectObject(j, path);
       rejectUnknown(j, path,
-                    {"name", "capacityBytes", "lineBytes", "sharedBy", "bandwidthBytesPerS", "managed",
-                     "source", "bandwidthSource"});
+                    {"name", "capacityBytes", "lineBytes", "sharedBy", "bandwidthBytesPerS",
+                     "bandwidthPerCoreBytesPerS", "managed", "source", "bandwidthSource"});
       MemoryLevel m;
       m.name = string(j, path, "name", Required::Yes);
       if (m.name.empty()) fail(child(path, "name"), "must not be empty");
@@ -331,6 +332,13 @@ class DescriptionReader {
       m.lineBytes = integer(j, path, "lineBytes", Required::No, m.lineBytes, 1);
       m.sharedBy = static_cast<int>(integer(j, path, "sharedBy", Required::No, m.sharedBy, 1));
       m.bandwidthBytesPerS = number(j, path, "bandwidthBytesPerS", m.bandwidthBytesPerS);
+      m.bandwidthPerCoreBytesPerS = number(j, path, "bandwidthPerCoreBytesPerS", m.bandwidthPerCoreBytesPerS);
+      // One core cannot draw more than all the level's sharers together.
+      if (m.bandwidthBytesPerS > 0 && m.bandwidthPerCoreBytesPerS > m.bandwidthBytesPerS)
+        fail(child(path, "bandwidthPerCoreBytesPerS"),
+             "one core's bandwidth (" + Json(m.bandwidthPerCoreBytesPerS).dump() +
+                 ") exceeds the level's bandwidthBytesPerS for all its sharers (" +
+                 Json(m.bandwidthBytesPerS).dump() + ")");
       m.managed = boolean(j, path, "managed", m.managed);
       m.source = string(j, path, "source", Required::No);
       m.bandwidthSource = string(j, path, "bandwidthSource", Required::No);

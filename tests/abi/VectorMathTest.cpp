@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -135,30 +136,22 @@ const float kInf = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 std::vector<float> specialInputs() {
-  std::vector<float> v = {0.0f,
-                          -0.0f,
-                          kInf,
-                          -kInf,
-                          kNaN,
-                          -kNaN,
+  std::vector<float> v = {0.0f, -0.0f, kInf, -kInf, kNaN, -kNaN,
                           fromBits(0x7f800001u),  // signalling NaN
-                          std::numeric_limits<float>::min(),
-                          std::numeric_limits<float>::denorm_min(),
-                          std::numeric_limits<float>::max(),
-                          1.0f,
-                          0.5f,
-                          2.0f,
+                          std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::max(), 1.0f, 0.5f, 2.0f,
                           88.72283935546875f,  // largest x with a finite expf
                           88.7228470f,
                           -87.336544f,  // exp(x) near FLT_MIN
                           -103.972076f,
                           -103.972084f,  // exp(x) near half the smallest denormal
                           0.549306144f,  // tanh's branch point (erf's is 1)
-                          9.01f,
-                          3.9192059f,
-                          0.70710677f,
-                          1.41421354f,
-                          1.41421366f};
+                          9.01f, 3.9192059f, 0.70710677f, 1.41421354f, 1.41421366f,
+                          // The worst cases of the exhaustive measurement.
+                          0x1p-24f,         // exp: 1 ulp
+                          0x1.197514p-1f,   // tanh: 2 ulp
+                          -0x1.194ac2p+0f,  // sigmoid: 2 ulp
+                          0x1.91b4p-135f};  // erf: 1 ulp
   size_t n = v.size();
   for (size_t i = 0; i < n; ++i) v.push_back(-v[i]);
   return v;
@@ -243,6 +236,21 @@ TEST(VectorMathTest, AccuracyAvx2) {
   checkAccuracy(testKernel().evalV8, "v8");
 }
 
+// A vectorized loop may mix widths (v16 body, v8 remainder): both must give the same bits.
+TEST(VectorMathTest, WidthsAgreeBitForBit) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "no AVX-512F on this CPU";
+  for (int fn = 0; fn < 5; ++fn) {
+    std::vector<float> in = accuracyInputs(kFunctions[fn]), wide(in.size()), narrow(in.size());
+    testKernel().evalV16(fn, in.data(), wide.data(), static_cast<long>(in.size()));
+    testKernel().evalV8(fn, in.data(), narrow.data(), static_cast<long>(in.size()));
+    int64_t differences = 0;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!(std::isnan(wide[i]) && std::isnan(narrow[i])) && toBits(wide[i]) != toBits(narrow[i]))
+        ++differences;
+    EXPECT_EQ(differences, 0) << kFunctions[fn].name;
+  }
+}
+
 // The C library's special values, lane by lane, with the specials mixed among ordinary
 // values so that no lane's result depends on another's.
 void checkSpecialValues(EvalFn eval, const char* width) {
@@ -252,15 +260,52 @@ void checkSpecialValues(EvalFn eval, const char* width) {
   };
   const float tiny = std::numeric_limits<float>::denorm_min();
   const Case cases[] = {
-      {kExp, kInf, kInf},        {kExp, -kInf, 0.0f},    {kExp, 88.7228470f, kInf}, {kExp, 1000.0f, kInf},
-      {kExp, -1000.0f, 0.0f},    {kExp, kNaN, kNaN},     {kExp, 0.0f, 1.0f},        {kExp, -0.0f, 1.0f},
-      {kLog, 0.0f, -kInf},       {kLog, -0.0f, -kInf},   {kLog, -1.0f, kNaN},       {kLog, -kInf, kNaN},
-      {kLog, kInf, kInf},        {kLog, kNaN, kNaN},     {kLog, 1.0f, 0.0f},        {kLog, -tiny, kNaN},
-      {kTanh, kInf, 1.0f},       {kTanh, -kInf, -1.0f},  {kTanh, -0.0f, -0.0f},     {kTanh, 0.0f, 0.0f},
-      {kTanh, kNaN, kNaN},       {kTanh, 20.0f, 1.0f},   {kTanh, -tiny, -tiny},     {kSigmoid, -kInf, 0.0f},
-      {kSigmoid, kInf, 1.0f},    {kSigmoid, kNaN, kNaN}, {kSigmoid, 0.0f, 0.5f},    {kSigmoid, -0.0f, 0.5f},
-      {kSigmoid, -200.0f, 0.0f}, {kErf, kInf, 1.0f},     {kErf, -kInf, -1.0f},      {kErf, -0.0f, -0.0f},
-      {kErf, 0.0f, 0.0f},        {kErf, kNaN, kNaN},     {kErf, 5.0f, 1.0f},        {kErf, -5.0f, -1.0f},
+      {kExp, kInf, kInf},
+      {kExp, -kInf, 0.0f},
+      {kExp, 88.7228470f, kInf},
+      {kExp, 1000.0f, kInf},
+      {kExp, -1000.0f, 0.0f},
+      {kExp, kNaN, kNaN},
+      {kExp, 0.0f, 1.0f},
+      {kExp, -0.0f, 1.0f},
+      {kLog, 0.0f, -kInf},
+      {kLog, -0.0f, -kInf},
+      {kLog, -1.0f, kNaN},
+      {kLog, -kInf, kNaN},
+      {kLog, kInf, kInf},
+      {kLog, kNaN, kNaN},
+      {kLog, 1.0f, 0.0f},
+      {kLog, -tiny, kNaN},
+      {kTanh, kInf, 1.0f},
+      {kTanh, -kInf, -1.0f},
+      {kTanh, -0.0f, -0.0f},
+      {kTanh, 0.0f, 0.0f},
+      {kTanh, kNaN, kNaN},
+      {kTanh, 20.0f, 1.0f},
+      {kTanh, -tiny, -tiny},
+      {kSigmoid, -kInf, 0.0f},
+      {kSigmoid, kInf, 1.0f},
+      {kSigmoid, kNaN, kNaN},
+      {kSigmoid, 0.0f, 0.5f},
+      {kSigmoid, -0.0f, 0.5f},
+      {kSigmoid, -200.0f, 0.0f},
+      {kErf, kInf, 1.0f},
+      {kErf, -kInf, -1.0f},
+      {kErf, -0.0f, -0.0f},
+      {kErf, 0.0f, 0.0f},
+      {kErf, kNaN, kNaN},
+      {kErf, 5.0f, 1.0f},
+      {kErf, -5.0f, -1.0f},
+      // The shortcuts that keep huge, tiny and denormal inputs off the slow paths.
+      {kExp, -1e9f, 0.0f},
+      {kExp, 1e-30f, 1.0f},
+      {kExp, -tiny, 1.0f},
+      {kTanh, 1e-30f, 1e-30f},
+      {kTanh, -1e-40f, -1e-40f},
+      {kSigmoid, 100.0f, 1.0f},
+      {kSigmoid, -1e9f, 0.0f},
+      {kSigmoid, -tiny, 0.5f},
+      {kErf, 1e-30f, static_cast<float>(std::erf(1e-30))},
   };
   for (const Case& c : cases) {
     // Lane 5 holds the special input; the others ordinary values.
@@ -293,16 +338,24 @@ TEST(VectorMathTest, SpecialValuesAvx2) {
   checkSpecialValues(testKernel().evalV8, "v8");
 }
 
-// The header is self-contained C: it compiles on its own, without the prelude, for any x86-64
-// (no AVX at all: both groups compiled out).
-TEST(VectorMathTest, CompilesWithoutPreludeForBaselineX86) {
-  runtime::CCompilerOptions options = runtime::CCompilerOptions::defaults();
-  for (auto& flag : options.flags)
-    if (flag == "-march=native") flag = "-march=x86-64";
-  std::string source = std::string(vectorMathText()) +
-                       "\n#if defined(__AVX2__) || defined(__AVX512F__)\n#error baseline x86-64\n#endif\n"
-                       "int tessel_vm_test_nothing(void) { return 0; }\n";
-  EXPECT_NO_THROW(runtime::compileSharedObject(source, options));
+// The header is self-contained, warning-free ISO C11: it compiles on its own, without the
+// prelude, for this machine and for a baseline x86-64 (no AVX: both groups compiled out).
+TEST(VectorMathTest, CompilesAloneAsStrictC11) {
+  const char* const arches[] = {"-march=native", "-march=x86-64"};
+  for (const char* arch : arches) {
+    runtime::CCompilerOptions options = runtime::CCompilerOptions::defaults();
+    options.flags = {"-std=c11", "-O2",     arch,         "-fPIC",  "-shared",
+                     "-Wall",    "-Wextra", "-Wpedantic", "-Werror"};
+    std::string source = vectorMathText();
+    if (std::string(arch) == "-march=x86-64")
+      source += "\n#if defined(__AVX2__) || defined(__AVX512F__)\n#error not a baseline x86-64\n#endif\n";
+    source += "\nint tessel_vm_test_nothing(void) { return 0; }\n";
+    try {
+      runtime::compileSharedObject(source, options);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << arch << ": " << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ TEST_F(BenchCli, BadSuitesAreLocatedUserErrors) {
   writeText(file("size.suite"), "mm mm.tc Z=3\n");
   r = runTessel("bench " + file("size.suite"));
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.err.find("size.suite:1:10: error: 'matmul' has no size Z"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("size.suite:1:10: error: unknown size 'Z' for 'matmul'"), std::string::npos) << r.err;
 
   EXPECT_EQ(runTessel("bench " + file("missing.suite")).exitCode, 2);
   EXPECT_EQ(runTessel("bench").exitCode, 2);
@@ -100,6 +100,68 @@ TEST_F(BenchCli, BadOptionsAreUserErrors) {
     EXPECT_EQ(r.exitCode, 2) << opts << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << opts << ": " << r.err;
   }
+}
+
+TEST_F(BenchCli, BadOptionsAreLocatedInTheirText) {
+  struct {
+    const char* options;
+    const char* error;
+  } cases[] = {
+      {"fusion=min unroll=4", "--options:1:12: error: unknown option 'unroll'"},
+      {"tiling=sometimes", "--options:1:8: error: bad tiling 'sometimes'"},
+      {"fusion=min,tiles=S_1: 4@L1, 4x@L1", "--options:1:30: error: expected '@'"},
+      // Found by the compiler, for the machine the run reports against.
+      {"tiling=off tiles=S_1: 4@L1, 4@L1, 2@L9", "--options:1:35: error: unknown buffer 'L9'"},
+  };
+  for (const auto& c : cases) {
+    auto r = runTessel("bench " + file("tiny.suite") + " --filter '^mm' --min-time 0 --quiet --options '" +
+                       c.options + "'");
+    EXPECT_EQ(r.exitCode, 2) << c.options << ": " << r.err;
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << c.options << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("  ") + c.options + "\n"), std::string::npos)
+        << c.options << ": " << r.err;  // the text, with a caret under the mistake
+  }
+}
+
+TEST_F(BenchCli, CompileOptionsReachTessel) {
+  auto r = runTessel("bench " + file("tiny.suite") +
+                     " --filter '^mm' --min-time 0 --min-runs 1 --threads 1 --quiet --json " +
+                     file("o.json") + " --options 'fusion=max tiling=off tiles=S_1: 4@L1, 2@L1, 2@L1'");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(readText(file("o.json")));
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["check"], "pass");
+}
+
+TEST_F(BenchCli, HelpComesFromTesselBench) {
+  auto r = runTessel("bench --help");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("tessel bench"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tiles=POLICY"), std::string::npos) << r.out;
+  auto listed = runTessel("--help");
+  ASSERT_EQ(listed.exitCode, 0) << listed.err;
+  EXPECT_NE(listed.out.find("bench"), std::string::npos) << listed.out;
+}
+
+// Only tessel-bench links the peer libraries: every other command (and the
+// children `tessel fuzz` forks) starts without loading them.
+TEST(BenchExecutable, TesselLinksNoPeerLibrary) {
+  if (runCommand("command -v ldd").exitCode != 0) GTEST_SKIP() << "no ldd on this machine";
+  auto r = runCommand(std::string("ldd ") + TESSEL_BINARY);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* library : {"libdnnl", "libopenblas", "libXNNPACK", "libpthreadpool"})
+    EXPECT_EQ(r.out.find(library), std::string::npos) << library << " in\n" << r.out;
+}
+
+TEST(BenchExecutable, MissingTesselBenchIsAUserError) {
+  std::string dir = makeTempDir("tessel-alone-");
+  runCommand(std::string("cp ") + TESSEL_BINARY + " " + dir + "/tessel");
+  auto r = runCommand(dir + "/tessel bench --list-peers");
+  runCommand("rm -rf " + dir);
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("error: tessel bench runs '" + dir + "/tessel-bench', which is missing"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(BenchCli, ListsPeers) {

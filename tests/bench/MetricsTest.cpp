@@ -78,5 +78,14 @@ TEST(BenchMetrics, BoundFollowsIntensityAgainstBalance) {
   EXPECT_STREQ(boundName(Bound::Memory), "memory");
 }
 
+TEST(BenchMetrics, ThreadsReachPerCoreFiguresTimesThreadsAtMostTheMachines) {
+  EXPECT_EQ(reachableWith(1, 4, 10, 30), 10);  // one thread: one core's figure
+  EXPECT_EQ(reachableWith(2, 4, 10, 30), 20);
+  EXPECT_EQ(reachableWith(4, 4, 10, 30), 30);  // capped by the all-core figure
+  EXPECT_EQ(reachableWith(8, 4, 10, 0), 40);   // no more cores than the machine has
+  EXPECT_EQ(reachableWith(1, 4, 0, 30), 30);   // per core unknown: the whole machine's
+  EXPECT_EQ(reachableWith(2, 4, 0, 0), 0);     // unknown
+}
+
 }  // namespace
 }  // namespace tessel::bench

@@ -6,11 +6,11 @@
 #include <map>
 
 #include "../support/RunTool.h"
-#include "bench/Inputs.h"
 #include "bench/OperatorShapes.h"
 #include "bench/PeerRegistry.h"
 #include "front/Frontend.h"
 #include "runtime/Checker.h"
+#include "runtime/Inputs.h"
 #include "runtime/Interpreter.h"
 
 namespace tessel::bench {
@@ -44,8 +44,8 @@ TEST_P(PeerOps, MatchesTheInterpreter) {
   PeerFamily& f = *family;
   if (!f.available()) GTEST_SKIP() << f.name() << " is not built in";
   te::Program p = programAt(c.program, c.sizes);
-  std::vector<runtime::Buffer> inputs = makeInputs(p, 7);
-  std::map<std::string, runtime::Buffer> want = runtime::interpret(p, byName(p, inputs));
+  std::vector<runtime::Buffer> inputs = runtime::makeInputs(p, 7);
+  std::map<std::string, runtime::Buffer> want = runtime::interpret(p, runtime::inputsByName(p, inputs));
   std::vector<runtime::Buffer> pristine;
   for (const auto& b : inputs) pristine.push_back(b.clone());
   for (int threads : {1, 2}) {
@@ -133,7 +133,8 @@ TEST(BenchPeers, AnOperatorThatDoesNotFitIsAPeerError) {
   auto families = makePeerFamilies();
   te::Program relu = programAt("examples/relu.tc", kMatrix);
   te::Program mm = programAt("examples/matmul.tc", kMatmul);
-  std::vector<runtime::Buffer> reluInputs = makeInputs(relu, 1), mmInputs = makeInputs(mm, 1);
+  std::vector<runtime::Buffer> reluInputs = runtime::makeInputs(relu, 1),
+                               mmInputs = runtime::makeInputs(mm, 1);
   for (const auto& f : families) {
     if (!f->available()) continue;
     f->setThreads(1);
@@ -153,8 +154,8 @@ TEST(BenchPeers, AWronglyMappedOperatorGivesADifferentResult) {
   if (!onednn->available()) GTEST_SKIP() << "oneDNN is not built in";
   onednn->setThreads(1);
   te::Program relu = programAt("examples/relu.tc", kMatrix);
-  std::vector<runtime::Buffer> inputs = makeInputs(relu, 3);
-  auto want = runtime::interpret(relu, byName(relu, inputs));
+  std::vector<runtime::Buffer> inputs = runtime::makeInputs(relu, 3);
+  auto want = runtime::interpret(relu, runtime::inputsByName(relu, inputs));
   auto tanh = onednn->prepare("tanh", relu, inputs);  // same signature, another function
   tanh->run();
   EXPECT_FALSE(

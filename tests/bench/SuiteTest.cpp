@@ -103,10 +103,10 @@ TEST_F(SuiteFiles, EveryMistakeIsLocated) {
       {"mm programs/mm.tc\nmm programs/mm.tc\n", false, 2, 1, "already defined on line 1"},
       {"m/m programs/mm.tc\n", false, 1, 1, "bad case name"},
       {"mm programs/mm.tc entry=\n", false, 1, 25, "expected a def name"},
-      {"mm programs/mm.tc Q=3\n", true, 1, 19, "has no size Q (sizes: M, K, N)"},
+      {"mm programs/mm.tc Q=3\n", true, 1, 19, "unknown size 'Q' for 'matmul' (its sizes: M, K, N)"},
       {"two programs/two.tc N=3\n", true, 1, 5, "holds several defs (first, second)"},
       {"two programs/two.tc entry=third N=3\n", true, 1, 27, "no def 'third'"},
-      {"two programs/two.tc entry=first\n", true, 1, 5, "size N of 'first' has no value"},
+      {"two programs/two.tc entry=first\n", true, 1, 5, "size N of 'first' has no value: add N=VALUE"},
   };
   for (const BadSuite& c : cases) {
     UserError e = errorOf(c.text, c.load);

@@ -29,6 +29,7 @@ Hardware everyFieldSet() {
   dram.name = "DRAM";
   dram.sharedBy = 32;
   dram.bandwidthBytesPerS = 1.2e12;
+  dram.bandwidthPerCoreBytesPerS = 1.2e12 / 7;  // not exactly representable in decimal
   dram.source = "configured";
   hw.memory = {l0, dram};
   ComputeUnit cube;
@@ -255,6 +256,48 @@ TEST(HardwareJson, UnknownNamesInClosedLists) {
 
   UserError peak = errorOf(description(kDram, "  \"peakSource\": \"guessed\",\n"));
   EXPECT_EQ(peak.reason().rfind("peakSource: unknown peak source 'guessed'", 0), 0u) << peak.reason();
+}
+
+TEST(HardwareJson, PerCoreBandwidthRoundTrips) {
+  Hardware hw = everyFieldSet();
+  std::string json = toJson(hw);
+  EXPECT_NE(json.find("\"bandwidthPerCoreBytesPerS\""), std::string::npos) << json;
+  Hardware back = hardwareFromJson(json, "npu.json");
+  EXPECT_EQ(back.memory[1].bandwidthPerCoreBytesPerS, hw.memory[1].bandwidthPerCoreBytesPerS);
+  EXPECT_EQ(back.memory[0].bandwidthPerCoreBytesPerS, 0);  // unknown stays unknown
+
+  // Written next to the all-core figure; absent reads as unknown.
+  size_t level = json.find("\"DRAM\"");
+  EXPECT_LT(json.find("\"bandwidthBytesPerS\"", level), json.find("\"bandwidthPerCoreBytesPerS\"", level));
+  Hardware old = hardwareFromJson(description(kDram), "old.json");
+  EXPECT_EQ(old.memory[0].bandwidthPerCoreBytesPerS, 0);
+}
+
+TEST(HardwareJson, PerCoreBandwidthIsChecked) {
+  UserError negative = errorOf(description(
+      kL1 + "    {\"name\": \"DRAM\", \"capacityBytes\": 0, \"bandwidthPerCoreBytesPerS\": -1e9}\n"));
+  EXPECT_EQ(negative.reason().rfind("memory[1].bandwidthPerCoreBytesPerS: must not be negative", 0), 0u)
+      << negative.reason();
+  EXPECT_EQ(negative.loc().line, 6);
+  EXPECT_EQ(negative.loc().col, 71);  // the value
+
+  UserError text = errorOf(description(
+      kL1 + "    {\"name\": \"DRAM\", \"capacityBytes\": 0, \"bandwidthPerCoreBytesPerS\": \"fast\"}\n"));
+  EXPECT_EQ(text.reason(), "memory[1].bandwidthPerCoreBytesPerS: must be a number, not string");
+
+  UserError aboveAll =
+      errorOf(description(kL1 + "    {\"name\": \"DRAM\", \"capacityBytes\": 0, \"bandwidthBytesPerS\": "
+                                "2e10, \"bandwidthPerCoreBytesPerS\": 3e10}\n"));
+  EXPECT_EQ(aboveAll.reason().rfind("memory[1].bandwidthPerCoreBytesPerS: one core's bandwidth", 0), 0u)
+      << aboveAll.reason();
+  EXPECT_EQ(aboveAll.loc().line, 6);
+
+  // Per core alone (the all-core figure unknown) is fine.
+  Hardware perCoreOnly = hardwareFromJson(
+      description(kL1 +
+                  "    {\"name\": \"DRAM\", \"capacityBytes\": 0, \"bandwidthPerCoreBytesPerS\": 1e10}\n"),
+      "ok.json");
+  EXPECT_EQ(perCoreOnly.memory[1].bandwidthPerCoreBytesPerS, 1e10);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-#include "bench/Inputs.h"
+#include "runtime/Inputs.h"
 
 #include <algorithm>
 #include <random>
 
-namespace tessel::bench {
+namespace tessel::runtime {
 
 namespace {
 
@@ -25,30 +25,29 @@ void collectIndexExtents(const te::Expr& e, const te::Program& p, std::map<std::
 
 }  // namespace
 
-std::vector<runtime::Buffer> makeInputs(const te::Program& p, uint64_t seed) {
+std::vector<Buffer> makeInputs(const te::Program& program, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::map<std::string, int64_t> indexExtents;
-  for (const auto& s : p.stages) collectIndexExtents(s.rhs, p, indexExtents);
-  std::vector<runtime::Buffer> inputs;
-  for (const auto* t : p.inputs()) {
-    runtime::Buffer b(t->dtype, t->shape);
+  for (const auto& s : program.stages) collectIndexExtents(s.rhs, program, indexExtents);
+  std::vector<Buffer> inputs;
+  for (const auto* t : program.inputs()) {
+    Buffer b(t->dtype, t->shape);
     auto ext = indexExtents.find(t->name);
     if (ext != indexExtents.end() && t->dtype != te::DType::Bool) {
       b.randomizeIndices(rng, ext->second);
     } else {
       b.randomize(rng);
     }
-    inputs.push_back(b);
+    inputs.push_back(std::move(b));
   }
   return inputs;
 }
 
-std::map<std::string, runtime::Buffer> byName(const te::Program& p,
-                                              const std::vector<runtime::Buffer>& inputs) {
-  std::map<std::string, runtime::Buffer> named;
-  auto decls = p.inputs();
+std::map<std::string, Buffer> inputsByName(const te::Program& program, const std::vector<Buffer>& inputs) {
+  std::map<std::string, Buffer> named;
+  auto decls = program.inputs();
   for (size_t i = 0; i < decls.size() && i < inputs.size(); ++i) named.emplace(decls[i]->name, inputs[i]);
   return named;
 }
 
-}  // namespace tessel::bench
+}  // namespace tessel::runtime

@@ -1,0 +1,169 @@
+/* Tessel vector prelude: the SIMD operations vectorized loops are written in,
+ * with one spelling per lane count so the code generator emits the same text
+ * for every ISA: tessel_v16_* (AVX-512, 16 x f32) and tessel_v8_* (AVX2 + FMA,
+ * 8 x f32). Each group exists only when the kernel is compiled for its ISA.
+ *
+ * Loops process `lanes` iterations at a time; the last, partial vector is
+ * handled with a tail mask (masked loads and stores: never a scalar remainder
+ * loop, never an access past the loop's last iteration). NaN behaves as in the
+ * scalar kernels: min and max propagate it. The math functions are those of
+ * VectorMath.h, which kernels include before this file. */
+#ifndef TESSEL_VECTOR_PRELUDE
+#define TESSEL_VECTOR_PRELUDE
+
+#include <immintrin.h>
+
+#if defined(__AVX512F__)
+typedef __m512 tessel_v16;
+typedef __mmask16 tessel_m16;
+static inline tessel_m16 tessel_v16_tail(long remaining) {
+  return remaining >= 16 ? (tessel_m16)0xFFFF : (tessel_m16)((1u << remaining) - 1u);
+}
+static inline tessel_v16 tessel_v16_load(const float* p, tessel_m16 m) { return _mm512_maskz_loadu_ps(m, p); }
+static inline void tessel_v16_store(float* p, tessel_m16 m, tessel_v16 v) { _mm512_mask_storeu_ps(p, m, v); }
+static inline tessel_v16 tessel_v16_splat(float x) { return _mm512_set1_ps(x); }
+static inline tessel_v16 tessel_v16_add(tessel_v16 a, tessel_v16 b) { return _mm512_add_ps(a, b); }
+static inline tessel_v16 tessel_v16_sub(tessel_v16 a, tessel_v16 b) { return _mm512_sub_ps(a, b); }
+static inline tessel_v16 tessel_v16_mul(tessel_v16 a, tessel_v16 b) { return _mm512_mul_ps(a, b); }
+static inline tessel_v16 tessel_v16_div(tessel_v16 a, tessel_v16 b) { return _mm512_div_ps(a, b); }
+static inline tessel_v16 tessel_v16_fma(tessel_v16 a, tessel_v16 b, tessel_v16 c) { return _mm512_fmadd_ps(a, b, c); }
+static inline tessel_v16 tessel_v16_sqrt(tessel_v16 a) { return _mm512_sqrt_ps(a); }
+static inline tessel_v16 tessel_v16_abs(tessel_v16 a) { return _mm512_abs_ps(a); }
+static inline tessel_v16 tessel_v16_neg(tessel_v16 a) {
+  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32((int)0x80000000u)));
+}
+/* max_ps/min_ps return their second operand when either is NaN: put a's NaNs back. */
+static inline tessel_v16 tessel_v16_max(tessel_v16 a, tessel_v16 b) {
+  return _mm512_mask_mov_ps(_mm512_max_ps(a, b), _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
+}
+static inline tessel_v16 tessel_v16_min(tessel_v16 a, tessel_v16 b) {
+  return _mm512_mask_mov_ps(_mm512_min_ps(a, b), _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
+}
+#define tessel_v16_cmp(a, b, predicate) _mm512_cmp_ps_mask((a), (b), (predicate))
+static inline tessel_v16 tessel_v16_select(tessel_m16 c, tessel_v16 a, tessel_v16 b) {
+  return _mm512_mask_blend_ps(c, b, a);
+}
+/* Reduction accumulators: lanes outside the mask keep their value. */
+static inline tessel_v16 tessel_v16_acc_add(tessel_v16 acc, tessel_m16 m, tessel_v16 x) {
+  return _mm512_mask_add_ps(acc, m, acc, x);
+}
+static inline tessel_v16 tessel_v16_acc_mul(tessel_v16 acc, tessel_m16 m, tessel_v16 x) {
+  return _mm512_mask_mul_ps(acc, m, acc, x);
+}
+static inline tessel_v16 tessel_v16_acc_max(tessel_v16 acc, tessel_m16 m, tessel_v16 x) {
+  return _mm512_mask_mov_ps(acc, m, tessel_v16_max(acc, x));
+}
+static inline tessel_v16 tessel_v16_acc_min(tessel_v16 acc, tessel_m16 m, tessel_v16 x) {
+  return _mm512_mask_mov_ps(acc, m, tessel_v16_min(acc, x));
+}
+static inline tessel_m16 tessel_v16_mask_and(tessel_m16 a, tessel_m16 b) { return (tessel_m16)(a & b); }
+static inline tessel_m16 tessel_v16_mask_or(tessel_m16 a, tessel_m16 b) { return (tessel_m16)(a | b); }
+static inline tessel_m16 tessel_v16_mask_not(tessel_m16 a) { return (tessel_m16)~a; }
+/* ~c & m: the lanes of m where c is false. */
+static inline tessel_m16 tessel_v16_mask_andnot(tessel_m16 c, tessel_m16 m) { return (tessel_m16)(~c & m); }
+static inline tessel_v16 tessel_v16_exp(tessel_v16 x) { return tessel_exp_v16(x); }
+static inline tessel_v16 tessel_v16_log(tessel_v16 x) { return tessel_log_v16(x); }
+static inline tessel_v16 tessel_v16_tanh(tessel_v16 x) { return tessel_tanh_v16(x); }
+static inline tessel_v16 tessel_v16_sigmoid(tessel_v16 x) { return tessel_sigmoid_v16(x); }
+static inline tessel_v16 tessel_v16_erf(tessel_v16 x) { return tessel_erf_v16(x); }
+static inline float tessel_v16_reduce_add(tessel_v16 v) { return _mm512_reduce_add_ps(v); }
+static inline float tessel_v16_reduce_mul(tessel_v16 v) { return _mm512_reduce_mul_ps(v); }
+static inline float tessel_v16_reduce_max(tessel_v16 v) {
+  float lanes[16], r;
+  int i;
+  _mm512_storeu_ps(lanes, v);
+  for (r = lanes[0], i = 1; i < 16; ++i) r = tessel_fmaxf(r, lanes[i]);
+  return r;
+}
+static inline float tessel_v16_reduce_min(tessel_v16 v) {
+  float lanes[16], r;
+  int i;
+  _mm512_storeu_ps(lanes, v);
+  for (r = lanes[0], i = 1; i < 16; ++i) r = tessel_fminf(r, lanes[i]);
+  return r;
+}
+#endif
+
+#if defined(__AVX2__) && defined(__FMA__)
+typedef __m256 tessel_v8;
+typedef __m256i tessel_m8; /* lane masks as all-ones / all-zeros 32-bit lanes */
+static inline tessel_m8 tessel_v8_tail(long remaining) {
+  int n = remaining >= 8 ? 8 : (int)remaining;
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline tessel_v8 tessel_v8_load(const float* p, tessel_m8 m) { return _mm256_maskload_ps(p, m); }
+static inline void tessel_v8_store(float* p, tessel_m8 m, tessel_v8 v) { _mm256_maskstore_ps(p, m, v); }
+static inline tessel_v8 tessel_v8_splat(float x) { return _mm256_set1_ps(x); }
+static inline tessel_v8 tessel_v8_add(tessel_v8 a, tessel_v8 b) { return _mm256_add_ps(a, b); }
+static inline tessel_v8 tessel_v8_sub(tessel_v8 a, tessel_v8 b) { return _mm256_sub_ps(a, b); }
+static inline tessel_v8 tessel_v8_mul(tessel_v8 a, tessel_v8 b) { return _mm256_mul_ps(a, b); }
+static inline tessel_v8 tessel_v8_div(tessel_v8 a, tessel_v8 b) { return _mm256_div_ps(a, b); }
+static inline tessel_v8 tessel_v8_fma(tessel_v8 a, tessel_v8 b, tessel_v8 c) { return _mm256_fmadd_ps(a, b, c); }
+static inline tessel_v8 tessel_v8_sqrt(tessel_v8 a) { return _mm256_sqrt_ps(a); }
+static inline tessel_v8 tessel_v8_abs(tessel_v8 a) {
+  return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
+}
+static inline tessel_v8 tessel_v8_neg(tessel_v8 a) {
+  return _mm256_xor_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)));
+}
+static inline tessel_v8 tessel_v8_max(tessel_v8 a, tessel_v8 b) {
+  return _mm256_blendv_ps(_mm256_max_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+static inline tessel_v8 tessel_v8_min(tessel_v8 a, tessel_v8 b) {
+  return _mm256_blendv_ps(_mm256_min_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+#define tessel_v8_cmp(a, b, predicate) _mm256_castps_si256(_mm256_cmp_ps((a), (b), (predicate)))
+static inline tessel_v8 tessel_v8_select(tessel_m8 c, tessel_v8 a, tessel_v8 b) {
+  return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(c));
+}
+static inline tessel_v8 tessel_v8_acc_add(tessel_v8 acc, tessel_m8 m, tessel_v8 x) {
+  return tessel_v8_select(m, _mm256_add_ps(acc, x), acc);
+}
+static inline tessel_v8 tessel_v8_acc_mul(tessel_v8 acc, tessel_m8 m, tessel_v8 x) {
+  return tessel_v8_select(m, _mm256_mul_ps(acc, x), acc);
+}
+static inline tessel_v8 tessel_v8_acc_max(tessel_v8 acc, tessel_m8 m, tessel_v8 x) {
+  return tessel_v8_select(m, tessel_v8_max(acc, x), acc);
+}
+static inline tessel_v8 tessel_v8_acc_min(tessel_v8 acc, tessel_m8 m, tessel_v8 x) {
+  return tessel_v8_select(m, tessel_v8_min(acc, x), acc);
+}
+static inline tessel_m8 tessel_v8_mask_and(tessel_m8 a, tessel_m8 b) { return _mm256_and_si256(a, b); }
+static inline tessel_m8 tessel_v8_mask_or(tessel_m8 a, tessel_m8 b) { return _mm256_or_si256(a, b); }
+static inline tessel_m8 tessel_v8_mask_not(tessel_m8 a) { return _mm256_xor_si256(a, _mm256_set1_epi32(-1)); }
+static inline tessel_m8 tessel_v8_mask_andnot(tessel_m8 c, tessel_m8 m) { return _mm256_andnot_si256(c, m); }
+static inline tessel_v8 tessel_v8_exp(tessel_v8 x) { return tessel_exp_v8(x); }
+static inline tessel_v8 tessel_v8_log(tessel_v8 x) { return tessel_log_v8(x); }
+static inline tessel_v8 tessel_v8_tanh(tessel_v8 x) { return tessel_tanh_v8(x); }
+static inline tessel_v8 tessel_v8_sigmoid(tessel_v8 x) { return tessel_sigmoid_v8(x); }
+static inline tessel_v8 tessel_v8_erf(tessel_v8 x) { return tessel_erf_v8(x); }
+static inline float tessel_v8_reduce_add(tessel_v8 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
+}
+static inline float tessel_v8_reduce_mul(tessel_v8 v) {
+  float lanes[8], r = 1.0f;
+  int i;
+  _mm256_storeu_ps(lanes, v);
+  for (i = 0; i < 8; ++i) r *= lanes[i];
+  return r;
+}
+static inline float tessel_v8_reduce_max(tessel_v8 v) {
+  float lanes[8], r;
+  int i;
+  _mm256_storeu_ps(lanes, v);
+  for (r = lanes[0], i = 1; i < 8; ++i) r = tessel_fmaxf(r, lanes[i]);
+  return r;
+}
+static inline float tessel_v8_reduce_min(tessel_v8 v) {
+  float lanes[8], r;
+  int i;
+  _mm256_storeu_ps(lanes, v);
+  for (r = lanes[0], i = 1; i < 8; ++i) r = tessel_fminf(r, lanes[i]);
+  return r;
+}
+#endif
+
+#endif

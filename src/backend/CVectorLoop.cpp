@@ -1,0 +1,268 @@
+#include "backend/CVectorLoop.h"
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+#include "lir/VectorLoop.h"
+#include "tessel/error.h"
+
+namespace tessel::backend {
+
+namespace {
+
+using lir::Expr;
+using lir::ExprKind;
+using te::BinaryOp;
+using te::UnaryOp;
+
+const char* predicate(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Lt:
+      return "_CMP_LT_OQ";
+    case BinaryOp::Le:
+      return "_CMP_LE_OQ";
+    case BinaryOp::Gt:
+      return "_CMP_GT_OQ";
+    case BinaryOp::Ge:
+      return "_CMP_GE_OQ";
+    case BinaryOp::Eq:
+      return "_CMP_EQ_OQ";
+    default:
+      return "_CMP_NEQ_UQ";  // C's != is true when either side is NaN
+  }
+}
+
+const char* reductionName(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Mul:
+      return "mul";
+    case BinaryOp::Max:
+      return "max";
+    case BinaryOp::Min:
+      return "min";
+    default:
+      return "add";
+  }
+}
+
+class VectorLoopEmitter {
+ public:
+  VectorLoopEmitter(std::ostream& os, const lir::StmtNode& loop, const ScalarC& scalar)
+      : os_(os), loop_(loop), scalar_(scalar), v_("tessel_v" + std::to_string(loop.vectorLanes)) {}
+
+  void emit(int depth, const std::string& pragma) {
+    std::string pad(2 * depth, ' ');
+    const Expr& cond = loop_.cond;
+    std::string last = scalar_.expr(cond->operands[1]);
+    if (cond->binaryOp == BinaryOp::Lt) last = "(" + last + " - 1)";
+    std::string end = "tessel_last_" + loop_.name;
+    // Accumulators are found while emitting the body, declared before it.
+    std::ostringstream body;
+    lir::LetBindings lets;
+    stmt(body, loop_.body[0], depth + 2, lets);
+
+    os_ << pad << "{\n";
+    os_ << pad << "  const long " << end << " = " << last << ";\n";
+    for (size_t k = 0; k < reductions_.size(); ++k) {
+      double identity = lir::reductionIdentity(reductions_[k].op);
+      std::string init = std::isinf(identity) ? (identity > 0 ? "INFINITY" : "(-INFINITY)")
+                                              : (identity == 1 ? "1.0f" : "0.0f");
+      os_ << pad << "  " << v_ << " tessel_acc" << k << " = " << v_ << "_splat(" << init << ");\n";
+    }
+    if (!pragma.empty()) os_ << pad << "  " << pragma << "\n";
+    os_ << pad << "  for (long " << loop_.name << " = " << scalar_.expr(loop_.init) << "; " << loop_.name
+        << " <= " << end << "; " << loop_.name << " += " << loop_.vectorLanes << ") {\n";
+    os_ << pad << "    const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_tail(" << end
+        << " - " << loop_.name << " + 1);\n";
+    os_ << body.str();
+    os_ << pad << "  }\n";
+    for (size_t k = 0; k < reductions_.size(); ++k) {
+      const Reduction& r = reductions_[k];
+      std::string partial = "tessel_red" + std::to_string(k);
+      os_ << pad << "  {\n";
+      os_ << pad << "    const float " << partial << " = " << v_ << "_reduce_" << reductionName(r.op)
+          << "(tessel_acc" << k << ");\n";
+      // The store as the scalar code has it, with the lanes' combined partial result.
+      auto value =
+          lir::binary(r.op, te::DType::F32, lir::load(r.buffer, te::DType::F32, r.index), varNamed(partial));
+      os_ << pad << "    " << scalar_.store(lir::store(r.buffer, r.index, value)) << "\n";
+      os_ << pad << "  }\n";
+    }
+    os_ << pad << "}\n";
+  }
+
+ private:
+  struct Reduction {
+    std::string buffer;
+    Expr index;  // lets inlined: only names bound outside the loop
+    BinaryOp op;
+  };
+
+  static Expr varNamed(const std::string& name) {
+    auto n = std::make_shared<lir::ExprNode>();
+    n->kind = ExprKind::Var;
+    n->type = te::DType::F32;
+    n->name = name;
+    return n;
+  }
+
+  void stmt(std::ostream& os, const lir::Stmt& s, int depth, lir::LetBindings& lets) {
+    std::string pad(2 * depth, ' ');
+    switch (s->kind) {
+      case lir::StmtKind::Block: {
+        lir::LetBindings inner = lets;
+        os << pad << "{\n";
+        for (const auto& c : s->body) stmt(os, c, depth + 1, inner);
+        os << pad << "}\n";
+        return;
+      }
+      case lir::StmtKind::Let:
+        lets[s->name] = lir::inlineLets(s->value, lets);
+        os << pad << "const long " << s->name << " = " << scalar_.expr(s->value) << ";\n";
+        return;
+      case lir::StmtKind::If: {
+        os << pad << "if (" << scalar_.expr(s->cond) << ") {\n";
+        lir::LetBindings a = lets;
+        stmt(os, s->thenCase, depth + 1, a);
+        if (s->elseCase) {
+          os << pad << "} else {\n";
+          lir::LetBindings b = lets;
+          stmt(os, s->elseCase, depth + 1, b);
+        }
+        os << pad << "}\n";
+        return;
+      }
+      case lir::StmtKind::Store: {
+        currentLets_ = lets;
+        std::optional<int64_t> stride = lir::strideIn(lir::inlineLets(s->index, lets), loop_.name);
+        if (stride && *stride == 1) {
+          os << pad << v_ << "_store(&" << scalar_.buffer(s->name) << "[" << scalar_.expr(s->index)
+             << "], tessel_tail, " << vec(s->value, "tessel_tail") << ");\n";
+          return;
+        }
+        std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
+        TESSEL_CHECK(r.has_value(), "emit-c", "vector loop store is neither unit-stride nor a reduction");
+        size_t k = reductions_.size();
+        reductions_.push_back({s->name, lir::inlineLets(s->index, lets), r->op});
+        std::string acc = "tessel_acc" + std::to_string(k);
+        os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc << ", tessel_tail, "
+           << vec(r->rest, "tessel_tail") << ");\n";
+        return;
+      }
+      case lir::StmtKind::For:
+        break;
+    }
+    throw InternalError("emit-c", "unexpected statement in a vector loop");
+  }
+
+  bool varies(const Expr& e) const { return lir::dependsOn(e, loop_.name); }
+
+  // The vector of `e` over the lanes; `mask`: the lanes whose loads may run.
+  // Index sub-expressions are printed as scalars: they are the first lane's
+  // value, and unit-stride loads read the following elements.
+  std::string vec(const Expr& e, const std::string& mask) {
+    if (!variesThroughLets(e)) return v_ + "_splat((float)" + scalar_.expr(e) + ")";
+    auto a = [&](int i) { return vec(e->operands[static_cast<size_t>(i)], mask); };
+    switch (e->kind) {
+      case ExprKind::Load:
+        return v_ + "_load(&" + scalar_.buffer(e->name) + "[" + scalar_.expr(e->operands[0]) + "], " + mask +
+               ")";
+      case ExprKind::Binary:
+        switch (e->binaryOp) {
+          case BinaryOp::Add: {
+            // a*b + c as one fused multiply-add.
+            for (int side : {0, 1}) {
+              const Expr& m = e->operands[static_cast<size_t>(side)];
+              if (m->kind == ExprKind::Binary && m->binaryOp == BinaryOp::Mul && !m->index)
+                return v_ + "_fma(" + vec(m->operands[0], mask) + ", " + vec(m->operands[1], mask) + ", " +
+                       a(1 - side) + ")";
+            }
+            return v_ + "_add(" + a(0) + ", " + a(1) + ")";
+          }
+          case BinaryOp::Sub:
+            return v_ + "_sub(" + a(0) + ", " + a(1) + ")";
+          case BinaryOp::Mul:
+            return v_ + "_mul(" + a(0) + ", " + a(1) + ")";
+          case BinaryOp::Div:
+            return v_ + "_div(" + a(0) + ", " + a(1) + ")";
+          case BinaryOp::Min:
+            return v_ + "_min(" + a(0) + ", " + a(1) + ")";
+          case BinaryOp::Max:
+            return v_ + "_max(" + a(0) + ", " + a(1) + ")";
+          default:
+            break;
+        }
+        break;
+      case ExprKind::Unary:
+        switch (e->unaryOp) {
+          case UnaryOp::Neg:
+            return v_ + "_neg(" + a(0) + ")";
+          case UnaryOp::Abs:
+            return v_ + "_abs(" + a(0) + ")";
+          case UnaryOp::Sqrt:
+            return v_ + "_sqrt(" + a(0) + ")";
+          case UnaryOp::Rsqrt:
+            return v_ + "_div(" + v_ + "_splat(1.0f), " + v_ + "_sqrt(" + a(0) + "))";
+          case UnaryOp::Exp:
+            return v_ + "_exp(" + a(0) + ")";
+          case UnaryOp::Log:
+            return v_ + "_log(" + a(0) + ")";
+          case UnaryOp::Tanh:
+            return v_ + "_tanh(" + a(0) + ")";
+          case UnaryOp::Sigmoid:
+            return v_ + "_sigmoid(" + a(0) + ")";
+          case UnaryOp::Erf:
+            return v_ + "_erf(" + a(0) + ")";
+          default:
+            break;
+        }
+        break;
+      case ExprKind::Select: {
+        const Expr& c = e->operands[0];
+        if (!variesThroughLets(c)) return "((" + scalar_.expr(c) + ") ? " + a(1) + " : " + a(2) + ")";
+        std::string m = condition(c, mask);
+        return v_ + "_select(" + m + ", " + vec(e->operands[1], v_ + "_mask_and(" + mask + ", " + m + ")") +
+               ", " + vec(e->operands[2], v_ + "_mask_andnot(" + m + ", " + mask + ")") + ")";
+      }
+      default:
+        break;
+    }
+    throw InternalError("emit-c", "no vector form for an expression the vectorizer accepted");
+  }
+
+  std::string condition(const Expr& c, const std::string& mask) {
+    if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp))
+      return v_ + "_cmp(" + vec(c->operands[0], mask) + ", " + vec(c->operands[1], mask) + ", " +
+             predicate(c->binaryOp) + ")";
+    if (c->kind == ExprKind::Binary && c->binaryOp == BinaryOp::And)
+      return v_ + "_mask_and(" + condition(c->operands[0], mask) + ", " + condition(c->operands[1], mask) +
+             ")";
+    if (c->kind == ExprKind::Binary && c->binaryOp == BinaryOp::Or)
+      return v_ + "_mask_or(" + condition(c->operands[0], mask) + ", " + condition(c->operands[1], mask) +
+             ")";
+    if (c->kind == ExprKind::Unary && c->unaryOp == UnaryOp::Not)
+      return v_ + "_mask_not(" + condition(c->operands[0], mask) + ")";
+    throw InternalError("emit-c", "no vector form for a condition the vectorizer accepted");
+  }
+
+  // Lets are emitted as scalars (the first lane), so whether `e` varies is
+  // decided with them inlined.
+  bool variesThroughLets(const Expr& e) const { return varies(lir::inlineLets(e, currentLets_)); }
+
+  std::ostream& os_;
+  const lir::StmtNode& loop_;
+  const ScalarC& scalar_;
+  std::string v_;
+  std::vector<Reduction> reductions_;
+  lir::LetBindings currentLets_;
+};
+
+}  // namespace
+
+void emitVectorLoop(std::ostream& os, const lir::Stmt& loop, int depth, const ScalarC& scalar,
+                    const std::string& pragma) {
+  VectorLoopEmitter(os, *loop, scalar).emit(depth, pragma);
+}
+
+}  // namespace tessel::backend

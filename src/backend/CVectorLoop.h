@@ -1,0 +1,28 @@
+// C for a loop the vectorizer gave a lane count: the loop steps by whole
+// vectors, a tail mask covers the last partial vector (masked loads and
+// stores, no scalar remainder loop), reductions into one element keep one
+// accumulator vector each and are combined after the loop. The operations
+// are the tessel_v16_* / tessel_v8_* functions of the vector prelude
+// (src/abi/VectorPrelude.h); uniform sub-expressions are computed as scalars
+// by the scalar emitter and broadcast.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include "lir/Lir.h"
+
+namespace tessel::backend {
+
+struct ScalarC {
+  std::function<std::string(const lir::Expr&)> expr;      // a scalar value or index expression
+  std::function<std::string(const lir::Stmt&)> store;     // a whole scalar store statement
+  std::function<std::string(const std::string&)> buffer;  // the C name of a tensor
+};
+
+// `pragma`: the OpenMP line to put right before the loop ("" for none).
+void emitVectorLoop(std::ostream& os, const lir::Stmt& loop, int depth, const ScalarC& scalar,
+                    const std::string& pragma);
+
+}  // namespace tessel::backend

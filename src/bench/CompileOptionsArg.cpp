@@ -1,0 +1,170 @@
+#include "bench/CompileOptionsArg.h"
+
+#include <cctype>
+#include <set>
+
+#include "cli/LoadProgram.h"
+#include "tile/TilePolicy.h"
+
+namespace tessel::bench {
+
+namespace {
+
+constexpr const char* kOrigin = "--options";
+constexpr const char* kExpected = "fusion=min|smart|max, tiling=auto|off, vectorize=on|off or tiles=POLICY";
+
+bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
+bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isKeyChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Line `line` (1-based) of `text`; "" past its end.
+std::string lineOf(const std::string& text, int line) {
+  size_t begin = 0;
+  for (int l = 1; l < line && begin != std::string::npos; ++l) {
+    begin = text.find('\n', begin);
+    if (begin != std::string::npos) ++begin;
+  }
+  if (begin == std::string::npos) return "";
+  size_t end = text.find('\n', begin);
+  return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+class OptionListParser {
+ public:
+  explicit OptionListParser(const std::string& text) : text_(text) {}
+
+  driver::CompileOptions parse() {
+    driver::CompileOptions options;
+    std::set<std::string> given;
+    for (size_t pos = skipSeparators(0); pos < text_.size(); pos = skipSeparators(pos)) {
+      size_t keyEnd = pos;
+      while (keyEnd < text_.size() && text_[keyEnd] != '=' && !isSeparator(text_[keyEnd])) ++keyEnd;
+      std::string key = text_.substr(pos, keyEnd - pos);
+      if (keyEnd == text_.size() || text_[keyEnd] != '=')
+        fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
+      if (key != "fusion" && key != "tiling" && key != "vectorize" && key != "tiles")
+        fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
+      if (!given.insert(key).second) fail(pos, key + " is given twice");
+      size_t valueStart = keyEnd + 1;
+      size_t valueEnd = key == "tiles" ? policyEnd(valueStart) : wordEnd(valueStart);
+      std::string value = text_.substr(valueStart, valueEnd - valueStart);
+      if (key == "fusion") {
+        options.fusion = located(valueStart, [&] { return schedule::parseFusionStrategy(value); });
+      } else if (key == "tiling") {
+        if (value != "auto" && value != "off")
+          fail(valueStart, "bad tiling '" + value + "' (expected tiling=auto or tiling=off)");
+        options.autoTiling = value == "auto";
+      } else if (key == "vectorize") {
+        if (value != "on" && value != "off")
+          fail(valueStart, "bad vectorize '" + value + "' (expected vectorize=on or vectorize=off)");
+        options.vectorize = value == "on";
+      } else {
+        options.tiles = tilePolicy(value, valueStart);
+      }
+      pos = valueEnd;
+    }
+    return options;
+  }
+
+ private:
+  size_t skipSeparators(size_t pos) const {
+    while (pos < text_.size() && isSeparator(text_[pos])) ++pos;
+    return pos;
+  }
+
+  size_t wordEnd(size_t pos) const {
+    while (pos < text_.size() && !isSeparator(text_[pos])) ++pos;
+    return pos;
+  }
+
+  // A policy runs to the next word that starts KEY= (the policy language has
+  // no '='), without the separators before it.
+  size_t policyEnd(size_t start) const {
+    size_t end = text_.size();
+    for (size_t pos = start + 1; pos < text_.size(); ++pos) {
+      if (!isSeparator(text_[pos - 1]) || !isKeyStart(text_[pos])) continue;
+      size_t keyEnd = pos;
+      while (keyEnd < text_.size() && isKeyChar(text_[keyEnd])) ++keyEnd;
+      if (keyEnd < text_.size() && text_[keyEnd] == '=') {
+        end = pos;
+        break;
+      }
+    }
+    while (end > start && isSeparator(text_[end - 1])) --end;
+    return end;
+  }
+
+  SourceLoc locationOf(size_t offset) const {
+    SourceLoc loc{kOrigin, 1, 1};
+    for (size_t i = 0; i < offset && i < text_.size(); ++i) {
+      if (text_[i] == '\n') {
+        ++loc.line;
+        loc.col = 1;
+      } else {
+        ++loc.col;
+      }
+    }
+    return loc;
+  }
+
+  [[noreturn]] void failAt(const SourceLoc& loc, const std::string& reason) const {
+    throw UserError(loc, reason, lineOf(text_, loc.line));
+  }
+  [[noreturn]] void fail(size_t offset, const std::string& reason) const {
+    failAt(locationOf(offset), reason);
+  }
+
+  // Runs `parse`, moving an unlocated UserError it throws to `offset`.
+  template <typename Parse>
+  auto located(size_t offset, const Parse& parse) const -> decltype(parse()) {
+    try {
+      return parse();
+    } catch (const UserError& e) {
+      if (e.loc().known()) throw;
+      fail(offset, e.reason());
+    }
+  }
+
+  // A position in a policy that starts at `valueStart`, as a position in the option text.
+  SourceLoc inText(const SourceLoc& inPolicy, size_t valueStart) const {
+    SourceLoc value = locationOf(valueStart);
+    if (!inPolicy.known()) return value;
+    return {kOrigin, value.line + inPolicy.line - 1,
+            inPolicy.line == 1 ? value.col + inPolicy.col - 1 : inPolicy.col};
+  }
+
+  tile::TilePolicy tilePolicy(const std::string& value, size_t valueStart) const {
+    if (!value.empty() && value[0] == '@') {
+      std::string file = value.substr(1);
+      std::string policyText = located(valueStart, [&] { return cli::readTextFile(file); });
+      return tile::parseTilePolicy(policyText, file);  // its errors point into the file
+    }
+    tile::TilePolicy policy;
+    try {
+      policy = tile::parseTilePolicy(value, kOrigin);
+    } catch (const UserError& e) {
+      failAt(inText(e.loc(), valueStart), e.reason());
+    }
+    for (tile::StatementTiling& statement : policy.statements) {
+      statement.loc = inText(statement.loc, valueStart);
+      for (tile::DimTiling& dim : statement.dims)
+        for (tile::LevelTile& level : dim.levels) level.loc = inText(level.loc, valueStart);
+    }
+    return policy;
+  }
+
+  const std::string& text_;
+};
+
+}  // namespace
+
+driver::CompileOptions parseCompileOptionsArg(const std::string& text) {
+  return OptionListParser(text).parse();
+}
+
+UserError withCompileOptionsLine(const UserError& e, const std::string& text) {
+  if (e.hasSourceLine() || e.loc().file != kOrigin || !e.loc().known()) return e;
+  return e.withSourceLine(lineOf(text, e.loc().line));
+}
+
+}  // namespace tessel::bench

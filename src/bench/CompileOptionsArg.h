@@ -1,0 +1,28 @@
+// `tessel bench --options TEXT`: the compile options Tessel's kernels are
+// built with, as KEY=VALUE items separated by spaces or commas:
+//
+//   fusion=min|smart|max     the fusion strategy (as --fusion)
+//   tiling=auto|off          Auto Tiling for bands the tile policy leaves (as --tiling)
+//   vectorize=on|off         SIMD code for the loops that allow it (as --vectorize)
+//   tiles=POLICY | @FILE     a tiling policy (as --tiles); it holds spaces and
+//                            commas itself, so it runs to the next KEY= item
+//
+// e.g. "fusion=min tiles=S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1 tiling=off".
+// Every mistake is a UserError at --options:LINE:COL with the text shown,
+// a bad policy included (and the policy's positions, for errors the
+// compiler finds later, point into the text too).
+#pragma once
+
+#include <string>
+
+#include "driver/Options.h"
+
+namespace tessel::bench {
+
+driver::CompileOptions parseCompileOptionsArg(const std::string& text);
+
+// `e` shown with its line of `text` when it is located in the --options text
+// without one (the compiler's errors about the policy); else `e` unchanged.
+UserError withCompileOptionsLine(const UserError& e, const std::string& text);
+
+}  // namespace tessel::bench

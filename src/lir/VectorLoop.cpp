@@ -1,0 +1,288 @@
+#include "lir/VectorLoop.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace tessel::lir {
+
+namespace {
+
+using te::BinaryOp;
+using te::DType;
+using te::UnaryOp;
+
+bool sameExpr(const Expr& a, const Expr& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->type != b->type || a->index != b->index ||
+      a->intValue != b->intValue || a->floatValue != b->floatValue || a->name != b->name ||
+      a->unaryOp != b->unaryOp || a->binaryOp != b->binaryOp || a->operands.size() != b->operands.size())
+    return false;
+  for (size_t i = 0; i < a->operands.size(); ++i)
+    if (!sameExpr(a->operands[i], b->operands[i])) return false;
+  return true;
+}
+
+bool containsLoad(const Expr& e) {
+  if (e->kind == ExprKind::Load) return true;
+  for (const auto& o : e->operands)
+    if (containsLoad(o)) return true;
+  return false;
+}
+
+void collectLoads(const Expr& e, std::set<std::string>& buffers) {
+  if (e->kind == ExprKind::Load) buffers.insert(e->name);
+  for (const auto& o : e->operands) collectLoads(o, buffers);
+}
+
+class BodyChecker {
+ public:
+  BodyChecker(const StmtNode& loop, const BufferTypes& buffers) : loop_(loop), buffers_(buffers) {}
+
+  std::string run() {
+    const Expr& c = loop_.cond;
+    if (!(loop_.step->kind == ExprKind::IntImm && loop_.step->intValue == 1)) return "its step is not 1";
+    if (!(c->kind == ExprKind::Binary && (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&
+          c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == loop_.name &&
+          !dependsOn(c->operands[1], loop_.name)))
+      return "its bound is not of the form var <= uniform";
+    LetBindings lets;
+    std::string why = stmt(loop_.body[0], lets, false);
+    if (!why.empty()) return why;
+    // A reduction's element may not be read or written otherwise in the loop.
+    for (const auto& b : reductionBuffers_)
+      if (otherAccesses_.count(b)) return "'" + b + "' is accessed besides its reduction";
+    return "";
+  }
+
+ private:
+  std::string stmt(const Stmt& s, LetBindings& lets, bool guarded) {
+    switch (s->kind) {
+      case StmtKind::Block: {
+        LetBindings inner = lets;
+        for (const auto& c : s->body) {
+          std::string why = stmt(c, inner, guarded);
+          if (!why.empty()) return why;
+        }
+        return "";
+      }
+      case StmtKind::Let:
+        lets[s->name] = inlineLets(s->value, lets);
+        return "";
+      case StmtKind::If: {
+        if (dependsOn(inlineLets(s->cond, lets), loop_.name)) return "a condition varies with the loop";
+        LetBindings a = lets, b = lets;
+        std::string why = stmt(s->thenCase, a, true);
+        if (why.empty() && s->elseCase) why = stmt(s->elseCase, b, true);
+        return why;
+      }
+      case StmtKind::For:
+        return "it contains a loop";
+      case StmtKind::Store:
+        return store(*s, lets, guarded);
+    }
+    return "unknown statement";
+  }
+
+  std::string store(const StmtNode& s, const LetBindings& lets, bool guarded) {
+    auto type = buffers_.find(s.name);
+    if (type == buffers_.end() || type->second != DType::F32) return "it stores to a non-f32 tensor";
+    std::optional<int64_t> stride = strideIn(inlineLets(s.index, lets), loop_.name);
+    if (stride && *stride == 1) {
+      noteAccesses(inlineLets(s.value, lets), "");
+      otherAccesses_.insert(s.name);
+      return value(inlineLets(s.value, lets), true);
+    }
+    if (stride && *stride == 0) {
+      if (loop_.vector != VectorHint::Reduction) return "a store does not move with the loop";
+      if (guarded) return "a reduction is guarded by a condition";
+      std::optional<ReductionStore> r = asReduction(s, lets);
+      if (!r) return "a store to one element is not a reduction";
+      if (reductionBuffers_.count(s.name)) return "two reductions into '" + s.name + "'";
+      reductionBuffers_.insert(s.name);
+      noteAccesses(r->rest, "");
+      return value(r->rest, true);
+    }
+    return "a store is strided or indirect";
+  }
+
+  void noteAccesses(const Expr& e, const std::string&) {
+    std::set<std::string> loads;
+    collectLoads(e, loads);
+    otherAccesses_.insert(loads.begin(), loads.end());
+  }
+
+  // Can `e` (lets inlined) be computed for all lanes at once? `loadsAllowed`:
+  // false inside a branch chosen per lane, where a scalar (uniform) load would
+  // run for lanes that did not choose it and might be out of bounds; vector
+  // loads there are masked with the branch's lanes.
+  std::string value(const Expr& e, bool loadsAllowed) {
+    if (!dependsOn(e, loop_.name)) {
+      // Broadcast after converting to f32, as the scalar code converts operands of f32 operations.
+      if (e->index || e->type == DType::Bool) return "a uniform operand is not a number";
+      if (!loadsAllowed && containsLoad(e)) return "a per-lane branch reads memory";
+      return "";
+    }
+    if (e->index || e->type != DType::F32) return "a value that varies is not f32";
+    switch (e->kind) {
+      case ExprKind::Load: {
+        // Inside a per-lane branch the load is masked with the branch's lanes.
+        auto t = buffers_.find(e->name);
+        if (t == buffers_.end() || t->second != DType::F32) return "it reads a non-f32 tensor";
+        std::optional<int64_t> stride = strideIn(e->operands[0], loop_.name);
+        if (!stride || *stride != 1) return "a read is strided or indirect";
+        return "";
+      }
+      case ExprKind::Binary:
+        switch (e->binaryOp) {
+          case BinaryOp::Add:
+          case BinaryOp::Sub:
+          case BinaryOp::Mul:
+          case BinaryOp::Div:
+          case BinaryOp::Min:
+          case BinaryOp::Max: {
+            std::string why = value(e->operands[0], loadsAllowed);
+            return why.empty() ? value(e->operands[1], loadsAllowed) : why;
+          }
+          default:
+            return std::string("no vector form of '") + te::binaryOpName(e->binaryOp) + "'";
+        }
+      case ExprKind::Unary:
+        switch (e->unaryOp) {
+          case UnaryOp::Neg:
+          case UnaryOp::Abs:
+          case UnaryOp::Sqrt:
+          case UnaryOp::Rsqrt:
+          case UnaryOp::Exp:
+          case UnaryOp::Log:
+          case UnaryOp::Tanh:
+          case UnaryOp::Sigmoid:
+          case UnaryOp::Erf:
+            return value(e->operands[0], loadsAllowed);
+          default:
+            return std::string("no vector form of '") + te::unaryOpName(e->unaryOp) + "'";
+        }
+      case ExprKind::Select: {
+        const Expr& c = e->operands[0];
+        if (!dependsOn(c, loop_.name)) {
+          std::string why = value(e->operands[1], loadsAllowed);
+          return why.empty() ? value(e->operands[2], loadsAllowed) : why;
+        }
+        std::string why = condition(c);
+        if (why.empty()) why = value(e->operands[1], false);
+        if (why.empty()) why = value(e->operands[2], false);
+        return why;
+      }
+      default:
+        return "a value that varies has no vector form";
+    }
+  }
+
+  // A per-lane condition: comparisons of f32 values, combined with && || !.
+  std::string condition(const Expr& c) {
+    if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp)) {
+      const Expr& a = c->operands[0];
+      if (a->index || a->type != DType::F32) return "a per-lane comparison is not on f32 values";
+      std::string why = value(a, true);
+      return why.empty() ? value(c->operands[1], true) : why;
+    }
+    if (c->kind == ExprKind::Binary && (c->binaryOp == BinaryOp::And || c->binaryOp == BinaryOp::Or)) {
+      std::string why = condition(c->operands[0]);
+      return why.empty() ? condition(c->operands[1]) : why;
+    }
+    if (c->kind == ExprKind::Unary && c->unaryOp == UnaryOp::Not) return condition(c->operands[0]);
+    return "a per-lane condition has no vector form";
+  }
+
+  const StmtNode& loop_;
+  const BufferTypes& buffers_;
+  std::set<std::string> reductionBuffers_;
+  std::set<std::string> otherAccesses_;
+};
+
+}  // namespace
+
+Expr inlineLets(const Expr& e, const LetBindings& lets) {
+  if (e->kind == ExprKind::Var) {
+    auto it = lets.find(e->name);
+    return it == lets.end() ? e : it->second;
+  }
+  if (e->operands.empty()) return e;
+  auto copy = std::make_shared<ExprNode>(*e);
+  bool changed = false;
+  for (auto& o : copy->operands) {
+    Expr r = inlineLets(o, lets);
+    changed = changed || r != o;
+    o = r;
+  }
+  return changed ? Expr(copy) : e;
+}
+
+bool dependsOn(const Expr& e, const std::string& var) {
+  if (e->kind == ExprKind::Var && e->name == var) return true;
+  for (const auto& o : e->operands)
+    if (dependsOn(o, var)) return true;
+  return false;
+}
+
+std::optional<int64_t> strideIn(const Expr& e, const std::string& var) {
+  if (!dependsOn(e, var)) return 0;
+  switch (e->kind) {
+    case ExprKind::Var:
+      return 1;
+    case ExprKind::Unary:
+      if (e->index && e->unaryOp == UnaryOp::Neg) {
+        auto s = strideIn(e->operands[0], var);
+        if (s) return -*s;
+      }
+      return std::nullopt;
+    case ExprKind::Binary: {
+      if (!e->index) return std::nullopt;
+      auto a = strideIn(e->operands[0], var), b = strideIn(e->operands[1], var);
+      if (!a || !b) return std::nullopt;
+      if (e->binaryOp == BinaryOp::Add) return *a + *b;
+      if (e->binaryOp == BinaryOp::Sub) return *a - *b;
+      if (e->binaryOp == BinaryOp::Mul) {
+        if (*a == 0 && e->operands[0]->kind == ExprKind::IntImm) return e->operands[0]->intValue * *b;
+        if (*b == 0 && e->operands[1]->kind == ExprKind::IntImm) return e->operands[1]->intValue * *a;
+      }
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<ReductionStore> asReduction(const StmtNode& store, const LetBindings& lets) {
+  Expr v = inlineLets(store.value, lets);
+  Expr index = inlineLets(store.index, lets);
+  if (v->kind != ExprKind::Binary) return std::nullopt;
+  BinaryOp op = v->binaryOp;
+  if (op != BinaryOp::Add && op != BinaryOp::Mul && op != BinaryOp::Min && op != BinaryOp::Max)
+    return std::nullopt;
+  auto isSelf = [&](const Expr& x) {
+    return x->kind == ExprKind::Load && x->name == store.name && sameExpr(x->operands[0], index);
+  };
+  if (isSelf(v->operands[0])) return ReductionStore{op, v->operands[1]};
+  if (isSelf(v->operands[1])) return ReductionStore{op, v->operands[0]};
+  return std::nullopt;
+}
+
+double reductionIdentity(te::BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Mul:
+      return 1;
+    case BinaryOp::Max:
+      return -std::numeric_limits<double>::infinity();
+    case BinaryOp::Min:
+      return std::numeric_limits<double>::infinity();
+    default:
+      return 0;
+  }
+}
+
+std::string whyNotVectorizable(const StmtNode& loop, const BufferTypes& buffers) {
+  return BodyChecker(loop, buffers).run();
+}
+
+}  // namespace tessel::lir

@@ -1,0 +1,42 @@
+// What the vectorizer and the vector code generator both need to know about
+// the body of a loop marked vectorizable: whether each index moves with the
+// loop variable by one element per iteration (unit stride) or not at all
+// (uniform), whether a value varies across iterations, and which stores are
+// reductions into one element. A loop is vectorized only when every
+// statement of its body maps onto SIMD operations; otherwise it stays scalar.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "lir/Lir.h"
+
+namespace tessel::lir {
+
+using LetBindings = std::map<std::string, Expr>;  // let name -> value with earlier lets inlined
+using BufferTypes = std::map<std::string, te::DType>;
+
+// `e` with the let-bound names replaced by their values.
+Expr inlineLets(const Expr& e, const LetBindings& lets);
+// How far index `e` (lets inlined) moves per iteration of `var`: 0 uniform,
+// 1 unit stride, another constant, or nullopt when it is not affine in `var`.
+std::optional<int64_t> strideIn(const Expr& e, const std::string& var);
+bool dependsOn(const Expr& e, const std::string& var);
+
+// A store `buf[i] = buf[i] op rest` whose index does not move with the loop:
+// the lanes accumulate `rest` separately and are combined after the loop.
+struct ReductionStore {
+  te::BinaryOp op = te::BinaryOp::Add;  // Add, Mul, Min or Max
+  Expr rest;                            // lets inlined
+};
+std::optional<ReductionStore> asReduction(const StmtNode& store, const LetBindings& lets);
+
+// The value the lanes of a reduction start from.
+double reductionIdentity(te::BinaryOp op);
+
+// "" when `loop` (a For with a vector hint) can be emitted as SIMD code,
+// otherwise why not (for --explain).
+std::string whyNotVectorizable(const StmtNode& loop, const BufferTypes& buffers);
+
+}  // namespace tessel::lir

@@ -1,0 +1,72 @@
+#include "lir/Vectorize.h"
+
+#include "lir/VectorLoop.h"
+
+namespace tessel::lir {
+
+namespace {
+
+class Vectorizer {
+ public:
+  Vectorizer(const Kernel& k, int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {
+    for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries})
+      for (const auto& b : *list) buffers_[b.name] = b.dtype;
+  }
+
+  Stmt visit(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::Block: {
+        std::vector<Stmt> body;
+        for (const auto& c : s->body) body.push_back(visit(c));
+        return block(std::move(body));
+      }
+      case StmtKind::If:
+        return ifThenElse(s->cond, visit(s->thenCase), s->elseCase ? visit(s->elseCase) : nullptr);
+      case StmtKind::For: {
+        if (s->vector != VectorHint::None && lanes_ > 0) {
+          std::string why = whyNotVectorizable(*s, buffers_);
+          if (why.empty()) {
+            auto copy = std::make_shared<StmtNode>(*s);
+            copy->vectorLanes = lanes_;
+            explain_ += "loop " + s->name + ": vectorized, " + std::to_string(lanes_) + " f32 lanes" +
+                        (s->vector == VectorHint::Reduction ? " (reduction)" : "") + "\n";
+            ++vectorized_;
+            return copy;
+          }
+          explain_ += "loop " + s->name + ": not vectorized: " + why + "\n";
+        }
+        auto copy = std::make_shared<StmtNode>(*s);
+        copy->body = {visit(s->body[0])};
+        return copy;
+      }
+      default:
+        return s;
+    }
+  }
+
+  int vectorized() const { return vectorized_; }
+
+ private:
+  int lanes_;
+  std::string& explain_;
+  BufferTypes buffers_;
+  int vectorized_ = 0;
+};
+
+}  // namespace
+
+int f32Lanes(const std::string& isa) {
+  if (isa == "avx512") return 16;
+  if (isa == "avx2") return 8;
+  return 0;
+}
+
+Kernel vectorizeLoops(const Kernel& kernel, const std::string& isa, std::string& explain) {
+  Kernel out = kernel;
+  Vectorizer v(kernel, f32Lanes(isa), explain);
+  out.body = v.visit(kernel.body);
+  out.vectorIsa = v.vectorized() > 0 ? isa : "";
+  return out;
+}
+
+}  // namespace tessel::lir

@@ -1,0 +1,96 @@
+// `tessel bench --options`: every compile option is read, a tiling policy
+// keeps its spaces and commas, and every mistake is located in the text.
+#include <gtest/gtest.h>
+
+#include "bench/CompileOptionsArg.h"
+#include "tessel/error.h"
+
+namespace tessel::bench {
+namespace {
+
+TEST(BenchCompileOptions, NothingGivenKeepsTheDefaults) {
+  driver::CompileOptions o = parseCompileOptionsArg("");
+  EXPECT_EQ(o.fusion, schedule::FusionStrategy::Smart);
+  EXPECT_TRUE(o.autoTiling);
+  EXPECT_TRUE(o.vectorize);
+  EXPECT_TRUE(o.tiles.empty());
+  EXPECT_FALSE(o.hardware);  // the harness sets the machine it reports against
+  EXPECT_TRUE(parseCompileOptionsArg(" , ").tiles.empty());
+}
+
+TEST(BenchCompileOptions, EveryOptionIsRead) {
+  driver::CompileOptions o = parseCompileOptionsArg(
+      "fusion=min, tiling=off vectorize=off tiles=S_1: 64@L2/32@L1, *, 16@L1; S_2: 8@L1 ");
+  EXPECT_EQ(o.fusion, schedule::FusionStrategy::Min);
+  EXPECT_FALSE(o.autoTiling);
+  EXPECT_FALSE(o.vectorize);
+  ASSERT_EQ(o.tiles.statements.size(), 2u);
+  ASSERT_EQ(o.tiles.statements[0].dims.size(), 3u);
+  EXPECT_EQ(o.tiles.statements[0].dims[0].levels.size(), 2u);
+  EXPECT_TRUE(o.tiles.statements[0].dims[1].levels.empty());  // '*'
+  EXPECT_EQ(o.tiles.statements[1].dims.size(), 1u);
+  EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, schedule::FusionStrategy::Max);
+  EXPECT_TRUE(parseCompileOptionsArg("tiling=auto").autoTiling);
+}
+
+TEST(BenchCompileOptions, APolicyRunsToTheNextOption) {
+  driver::CompileOptions o = parseCompileOptionsArg("tiles=S_1: 4@L1, 2@L1, fusion=max");
+  EXPECT_EQ(o.fusion, schedule::FusionStrategy::Max);
+  ASSERT_EQ(o.tiles.statements.size(), 1u);
+  ASSERT_EQ(o.tiles.statements[0].dims.size(), 2u);
+  // Positions point into the option text, for the errors the compiler finds later.
+  const tile::StatementTiling& s = o.tiles.statements[0];
+  EXPECT_EQ(s.loc.file, "--options");
+  EXPECT_EQ(s.loc.line, 1);
+  EXPECT_EQ(s.loc.col, 7);
+  EXPECT_EQ(s.dims[1].levels[0].loc.col, 18);
+}
+
+struct BadOptions {
+  const char* text;
+  int line;
+  int col;
+  const char* reason;
+};
+
+TEST(BenchCompileOptions, MistakesAreLocated) {
+  const BadOptions cases[] = {
+      {"fusion", 1, 1, "expected KEY=VALUE, not 'fusion'"},
+      {"fusion=min unroll=4", 1, 12, "unknown option 'unroll' (expected fusion=min|smart|max"},
+      {"fusion=most", 1, 8, "unknown fusion strategy 'most'"},
+      {"fusion=", 1, 8, "unknown fusion strategy ''"},
+      {"tiling=on", 1, 8, "bad tiling 'on' (expected tiling=auto or tiling=off)"},
+      {"fusion=min vectorize=yes", 1, 22, "bad vectorize 'yes' (expected vectorize=on or vectorize=off)"},
+      {"fusion=min fusion=max", 1, 12, "fusion is given twice"},
+      {"tiles=", 1, 7, "empty tiling policy"},
+      {"fusion=max tiles=S_1: 4@L1, 4x@L1", 1, 30, "expected '@'"},
+      {"tiles=S_1: 4@L1\nS_1: 2@L1", 2, 1, "tiled twice"},
+      {"tiling=off,\n fusion=min tiles=Q: 4@L1", 2, 19, "expected a statement name"},
+      {"tiles=@/nonexistent/policy.tiles", 1, 7, "cannot open '/nonexistent/policy.tiles'"},
+  };
+  for (const BadOptions& c : cases) {
+    try {
+      parseCompileOptionsArg(c.text);
+      ADD_FAILURE() << "no error for: " << c.text;
+    } catch (const UserError& e) {
+      EXPECT_EQ(e.loc().file, "--options") << c.text;
+      EXPECT_EQ(e.loc().line, c.line) << c.text << "\n" << e.render();
+      EXPECT_EQ(e.loc().col, c.col) << c.text << "\n" << e.render();
+      EXPECT_NE(e.reason().find(c.reason), std::string::npos) << c.text << "\n" << e.render();
+      EXPECT_TRUE(e.hasSourceLine()) << c.text;  // rendered with the text and a caret
+    }
+  }
+}
+
+TEST(BenchCompileOptions, CompilerErrorsInThePolicyGetTheirLine) {
+  std::string text = "fusion=min tiles=S_1: 4@L9";
+  UserError later({"--options", 1, 23}, "unknown buffer 'L9'");
+  UserError shown = withCompileOptionsLine(later, text);
+  EXPECT_TRUE(shown.hasSourceLine());
+  EXPECT_NE(shown.render().find(text), std::string::npos) << shown.render();
+  UserError elsewhere({"mm.tc", 1, 1}, "bad");
+  EXPECT_FALSE(withCompileOptionsLine(elsewhere, text).hasSourceLine());
+}
+
+}  // namespace
+}  // namespace tessel::bench
