@@ -1,6 +1,7 @@
 #include "LoadProgram.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -9,6 +10,14 @@
 #include "front/Frontend.h"
 
 namespace tessel::cli {
+
+std::optional<int64_t> parseSizeValue(const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
 
 std::string readTextFile(const std::string& path) {
   std::error_code ec;
@@ -38,16 +47,10 @@ SizeArg parseSizeArg(const std::string& arg) {
   if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
     userError("bad --size '" + arg + "': expected NAME=VALUE, e.g. --size M=64");
   std::string name = arg.substr(0, eq), value = arg.substr(eq + 1);
-  size_t pos = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(value, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  if (pos != value.size()) userError("bad --size '" + arg + "': '" + value + "' is not an integer");
-  if (v <= 0) userError("bad --size '" + arg + "': sizes must be positive");
-  return {name, v, {}};
+  std::optional<int64_t> v = parseSizeValue(value);
+  if (!v) userError("bad --size '" + arg + "': '" + value + "' is not an integer");
+  if (*v <= 0) userError("bad --size '" + arg + "': sizes must be positive");
+  return {name, *v, {}};
 }
 
 // Reports a mistake of the request at `loc`, with the request's line when it has one.
@@ -95,6 +98,8 @@ LoadedProgram loadProgram(const ProgramRequest& request) {
   std::map<std::string, int64_t> defaults = front::defaultSizes(src);
   for (const auto& n : names)
     if (auto it = defaults.find(n); it != defaults.end()) out.sizes[n] = it->second;
+  // A size of another def of the file is accepted and unused, so one size
+  // list can serve every def; a size no def has is a typo.
   for (const SizeArg& s : request.sizes) {
     if (!fileSizes.count(s.name))
       requestError(request, s.loc,

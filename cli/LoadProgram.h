@@ -5,7 +5,9 @@
 // command line.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,11 @@ struct ProgramSpec {
   std::string entry;                  // "" = the only def
   std::vector<std::string> sizeArgs;  // "NAME=VALUE" from --size
 };
+
+// A size's value as written ("64"): nullopt unless the whole text is a
+// decimal integer that fits (no sign but '-', no spaces). Callers say why
+// they reject it, and check it is positive.
+std::optional<int64_t> parseSizeValue(const std::string& text);
 
 // The whole file; UserError if it cannot be read.
 std::string readTextFile(const std::string& path);

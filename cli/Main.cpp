@@ -39,7 +39,8 @@ namespace {
 int main(int argc, char** argv) {
   // Handed over before parsing: every argument after "bench" is tessel-bench's.
   if (argc >= 2 && std::string_view(argv[1]) == "bench")
-    return tessel::cli::runReportingErrors([&]() -> int { runBenchExecutable({argv + 2, argv + argc}); });
+    return tessel::cli::runReportingErrors(
+        [&]() -> int { runBenchExecutable(std::vector<std::string>(argv + 2, argv + argc)); });
 
   CLI::App app{"Tessel: an automatic polyhedral tensor compiler (Tensor Comprehensions -> fast kernels)",
                "tessel"};

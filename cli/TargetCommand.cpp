@@ -65,12 +65,12 @@ std::string summary(const target::Hardware& hw) {
   for (const target::MemoryLevel& m : hw.memory) {
     std::string bandwidth = m.bandwidthBytesPerS > 0 ? formatRate(m.bandwidthBytesPerS, "GB/s") : "unknown";
     if (m.bandwidthPerCoreBytesPerS > 0)
-      bandwidth += ", " + formatRate(m.bandwidthPerCoreBytesPerS, "GB/s") + " per core";
+      bandwidth += ", one core " + formatRate(m.bandwidthPerCoreBytesPerS, "GB/s");
     if ((m.bandwidthBytesPerS > 0 || m.bandwidthPerCoreBytesPerS > 0) && !m.bandwidthSource.empty())
       bandwidth += " (" + m.bandwidthSource + ")";
     out << "    " << padded(m.name, 6) << padded(formatBytes(m.capacityBytes), 11)
         << padded("line " + std::to_string(m.lineBytes), 10)
-        << padded("shared by " + std::to_string(m.sharedBy), 13) << padded("bandwidth " + bandwidth, 48)
+        << padded("shared by " + std::to_string(m.sharedBy), 13) << padded("bandwidth " + bandwidth + " ", 32)
         << (m.managed ? "managed, " : "") << "source: " << (m.source.empty() ? "-" : m.source) << "\n";
   }
   out << "  units (best first):\n";

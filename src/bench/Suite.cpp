@@ -4,8 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+
+#include "cli/LoadProgram.h"
 
 namespace tessel::bench {
 
@@ -124,17 +127,10 @@ class SuiteParser {
   }
 
   int64_t parseSize(const std::string& name, const std::string& value, int col) const {
-    size_t pos = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(value, &pos);
-    } catch (const std::exception&) {
-      pos = 0;
-    }
-    if (value.empty() || pos != value.size() || !std::isdigit(static_cast<unsigned char>(value[0])))
-      fail(col, "bad size " + name + "='" + value + "': expected a positive integer");
-    if (v <= 0) fail(col, "bad size " + name + "=" + value + ": sizes must be positive");
-    return v;
+    std::optional<int64_t> v = cli::parseSizeValue(value);
+    if (!v) fail(col, "bad size " + name + "='" + value + "': expected a positive integer");
+    if (*v <= 0) fail(col, "bad size " + name + "='" + value + "': sizes must be positive");
+    return *v;
   }
 
   void parsePeers(const std::string& list, int col, std::vector<SuitePeer>& peers) const {
