@@ -72,8 +72,39 @@ TEST_F(Cli, EmitStages) {
   EXPECT_NE(c.out.find("#pragma omp parallel for"), std::string::npos);
 }
 
+TEST_F(Cli, TilingAndVectorizationOptions) {
+  auto ok = runTessel("run " + file("mm.tc") + " --check --tiles 'S_1: 4@L2/2@L1, 3@L1' --explain");
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+  EXPECT_NE(ok.err.find("tiles from the policy"), std::string::npos) << ok.err;
+  writeText(file("policy.tiles"), "# matmul\nS_1: 4@L1\n");
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --check --tiles @" + file("policy.tiles")).exitCode, 0);
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --check --tiling off --vectorize off").exitCode, 0);
+
+  auto badSyntax = runTessel("run " + file("mm.tc") + " --tiles 'S_1: 4@'");
+  EXPECT_EQ(badSyntax.exitCode, 2);
+  EXPECT_NE(badSyntax.err.find("--tiles:1:8: error: expected a buffer name"), std::string::npos)
+      << badSyntax.err;
+  auto badLevel = runTessel("run " + file("mm.tc") + " --tiles 'S_1: 4@L7'");
+  EXPECT_EQ(badLevel.exitCode, 2);
+  EXPECT_NE(badLevel.err.find("unknown buffer 'L7'"), std::string::npos) << badLevel.err;
+  writeText(file("bad.tiles"), "S_1: 4@L1\nS_9: 2@L1\n");
+  auto badFile = runTessel("run " + file("mm.tc") + " --tiles @" + file("bad.tiles"));
+  EXPECT_EQ(badFile.exitCode, 2);
+  EXPECT_NE(badFile.err.find(file("bad.tiles") + ":2:1: error: the program has no statement S9"),
+            std::string::npos)
+      << badFile.err;
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --tiles @" + file("missing.tiles")).exitCode, 2);
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --tiling sideways").exitCode, 2);
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --vectorize maybe").exitCode, 2);
+  writeText(file("machine.json"), "{ \"name\": 3 }\n");
+  auto badMachine = runTessel("run " + file("mm.tc") + " --hardware " + file("machine.json"));
+  EXPECT_EQ(badMachine.exitCode, 2);
+  EXPECT_NE(badMachine.err.find(file("machine.json") + ":1:"), std::string::npos) << badMachine.err;
+}
+
 TEST_F(Cli, DumpAfterEveryPass) {
-  for (const char* pass : {"widen-accumulators", "extract", "schedule", "mark-parallel", "ast", "lir"}) {
+  for (const char* pass : {"widen-accumulators", "extract", "schedule", "tile", "sink-contiguous",
+                           "distribute-inner", "mark-vector", "mark-parallel", "ast", "lir", "vectorize"}) {
     auto r = runTessel("compile " + file("mm.tc") + " --dump-after=" + pass);
     EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << pass;
