@@ -28,7 +28,7 @@ test: build
 
 # The random-program differential fuzzer (`tessel fuzz`), a longer run than the one in `make test`.
 fuzz: build
-	./$(BUILD)/tessel fuzz --count 5000 --seed 1
+	./$(BUILD)/tessel fuzz --count 5000 --seed 1 --jobs $(JOBS)
 
 # libFuzzer on the TC front end (parse, lower, compile to C), clang-14 with ASan + UBSan.
 # Runs on a scratch copy of the seed corpus, so the repository's corpus only changes by hand;

@@ -16,6 +16,8 @@ CommandRunner addFuzzCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", options->timeoutSeconds, "seconds per program before it counts as a hang")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs,-j", options->jobs, "programs checked at once (results do not depend on it)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-minimize", options->minimize, "report failures as generated, without delta reduction");
   return [options] {
     fuzz::FuzzReport report = fuzz::runFuzz(*options, std::cerr);

@@ -162,42 +162,64 @@ ComboResult runOne(const std::string& tc, const Combination& c) {
 
 }  // namespace
 
-std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<Combination>& combinations,
-                                      int timeoutSeconds) {
+ProgramCheck::ProgramCheck(const std::string& tc, const std::vector<Combination>& combinations,
+                           int timeoutSeconds)
+    : deadline_(std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds)),
+      timeoutSeconds_(timeoutSeconds) {
   int fds[2];
   if (pipe(fds) != 0) throw InternalError("fuzz", "pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) throw InternalError("fuzz", "fork failed");
-  if (pid == 0) {
+  pid_ = fork();
+  if (pid_ < 0) throw InternalError("fuzz", "fork failed");
+  if (pid_ == 0) {
     close(fds[0]);
     childMain(fds[1], tc, combinations);
   }
   close(fds[1]);
-  std::string out;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
-  bool timedOut = false;
-  for (;;) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timedOut = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-    char buf[4096];
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
+  fd_ = fds[0];
+}
+
+ProgramCheck::~ProgramCheck() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
   }
-  close(fds[0]);
+  if (fd_ >= 0) close(fd_);
+}
+
+bool ProgramCheck::poll(int waitMs) {
+  if (fd_ < 0) return true;
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+  if (left.count() <= 0) {
+    timedOut_ = true;
+    kill(pid_, SIGKILL);
+    close(fd_);
+    fd_ = -1;
+    return true;
+  }
+  pollfd p{fd_, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(waitMs, left.count()))) <= 0) return false;
+  char buf[4096];
+  ssize_t n = read(fd_, buf, sizeof buf);
+  if (n > 0) {
+    out_.append(buf, static_cast<size_t>(n));
+    return false;
+  }
+  close(fd_);
+  fd_ = -1;
+  return true;
+}
+
+std::vector<ComboResult> ProgramCheck::results() {
+  while (!poll(1000)) {
+  }
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
 
   std::vector<ComboResult> results;
   std::string running;
-  std::istringstream lines(out);
+  std::istringstream lines(out_);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("START ", 0) == 0) {
       running = line.substr(6);
@@ -212,12 +234,12 @@ std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<C
     results.push_back(r);
     running.clear();
   }
-  if (!running.empty() || timedOut || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (!running.empty() || timedOut_ || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     ComboResult r;
     r.combination = running.empty() ? "(between combinations)" : running;
-    if (timedOut) {
+    if (timedOut_) {
       r.verdict = Verdict::Hang;
-      r.detail = "no result after " + std::to_string(timeoutSeconds) + " s";
+      r.detail = "no result after " + std::to_string(timeoutSeconds_) + " s";
     } else {
       r.verdict = Verdict::Crash;
       r.detail = WIFSIGNALED(status) ? std::string("signal ") + strsignal(WTERMSIG(status))
@@ -226,6 +248,11 @@ std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<C
     results.push_back(r);
   }
   return results;
+}
+
+std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<Combination>& combinations,
+                                      int timeoutSeconds) {
+  return ProgramCheck(tc, combinations, timeoutSeconds).results();
 }
 
 }  // namespace tessel::fuzz

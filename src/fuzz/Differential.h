@@ -5,6 +5,7 @@
 // kernel is reported instead of taking the fuzzer down.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,5 +40,28 @@ struct ComboResult {
 // `timeoutSeconds`). Rejections without a source location count as internal errors.
 std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<Combination>& combinations,
                                       int timeoutSeconds);
+
+// The same, started without waiting, so several programs can be checked at
+// once: poll() until it reports the child done, then results().
+class ProgramCheck {
+ public:
+  ProgramCheck(const std::string& tc, const std::vector<Combination>& combinations, int timeoutSeconds);
+  ~ProgramCheck();
+  ProgramCheck(const ProgramCheck&) = delete;
+  ProgramCheck& operator=(const ProgramCheck&) = delete;
+
+  // Reads what the child wrote, waiting at most `waitMs`; true once it is done
+  // (or killed at the deadline).
+  bool poll(int waitMs);
+  std::vector<ComboResult> results();  // waits for the child if needed
+
+ private:
+  int pid_ = -1;
+  int fd_ = -1;
+  std::string out_;
+  std::chrono::steady_clock::time_point deadline_;
+  int timeoutSeconds_;
+  bool timedOut_ = false;
+};
 
 }  // namespace tessel::fuzz

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -94,12 +96,30 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   std::vector<Combination> matrix = optionMatrix();
-  for (int i = 0; i < options.count; ++i) {
-    if (options.timeBudget > 0 && elapsed() > options.timeBudget) break;
+  // Up to `jobs` programs are checked at once; their results are taken in
+  // program order, so a run reports the same whatever the job count.
+  std::map<int, std::unique_ptr<ProgramCheck>> running;
+  int started = 0;
+  auto startMore = [&] {
+    while (static_cast<int>(running.size()) < std::max(options.jobs, 1) && started < options.count &&
+           !(options.timeBudget > 0 && elapsed() > options.timeBudget)) {
+      std::string text = render(generateProgram(programSeed(options.seed, started)));
+      running[started] = std::make_unique<ProgramCheck>(text, matrix, options.timeoutSeconds);
+      ++started;
+    }
+  };
+  startMore();
+  for (int i = 0; i < options.count && running.count(i); ++i) {
+    // Wait for program i, reading from every running child meanwhile.
+    while (!running.at(i)->poll(0)) {
+      for (auto& [index, check] : running) check->poll(index == i ? 20 : 0);
+    }
+    auto results = running.at(i)->results();
+    running.erase(i);
+    startMore();
     uint64_t seed = programSeed(options.seed, i);
     ProgramModel model = generateProgram(seed);
     std::string text = render(model);
-    auto results = checkProgram(text, matrix, options.timeoutSeconds);
     ++report.programs;
     for (const auto& r : results) {
       ++report.combinations;

@@ -19,6 +19,7 @@ struct FuzzOptions {
   double timeBudget = 0;     // seconds; 0 = none (stop after `count`)
   int timeoutSeconds = 120;  // per program, all combinations together
   bool minimize = true;
+  int jobs = 1;  // programs checked at once (each in its own process)
 };
 
 struct Failure {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 
 #include "fuzz/Fuzzer.h"
 
@@ -46,6 +47,22 @@ TEST(Fuzz, GeneratedProgramsPass) {
     for (const auto& r : checkProgram(text, {matrix[static_cast<size_t>(i)]}, 120))
       EXPECT_EQ(r.verdict, Verdict::Pass) << r.combination << ": " << r.detail << "\n" << text;
   }
+}
+
+TEST(Fuzz, JobsDoNotChangeTheReport) {
+  FuzzOptions o;
+  o.seed = 21;
+  o.count = 3;
+  std::ostringstream quiet;
+  FuzzReport one = runFuzz(o, quiet);
+  o.jobs = 2;
+  FuzzReport two = runFuzz(o, quiet);
+  EXPECT_EQ(one.programs, 3);
+  EXPECT_EQ(two.programs, one.programs);
+  EXPECT_EQ(two.combinations, one.combinations);
+  EXPECT_EQ(two.counts, one.counts);
+  EXPECT_EQ(summarize(two, o).substr(summarize(two, o).find('\n')),
+            summarize(one, o).substr(summarize(one, o).find('\n')));
 }
 
 TEST(Fuzz, RejectionsMustBeLocated) {
