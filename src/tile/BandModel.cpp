@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "schedule/TreeQueries.h"
 #include "tessel/error.h"
 
 namespace tessel::tile {
@@ -31,7 +32,7 @@ std::string anonymousTuple(int dims) {
 
 BandModel::BandModel(const poly::Scop& scop, const isl::schedule_node_band& band, int64_t lineBytes)
     : scop_(scop), lineBytes_(std::max<int64_t>(lineBytes, 1)) {
-  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::union_set domain = schedule::nodeDomain(band);
   isl::union_map prefix = band.get_prefix_schedule_union_map().intersect_domain(domain);
   isl::union_map partial = fromMultiUnionPwAff(band.get_partial_schedule()).intersect_domain(domain);
   instanceToTime_ = isl::manage(isl_union_map_flat_range_product(prefix.copy(), partial.copy()));

@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "schedule/TreeQueries.h"
 #include "tessel/error.h"
 
 namespace tessel::tile {
@@ -199,8 +200,7 @@ class Tiler {
       for (int m = 0; m < model.members(); ++m)
         sizes = sizes.set_at(m, std::max<int64_t>(l.sizes[static_cast<size_t>(m)], 1));
       node = current.tile(sizes);
-      node = node.insert_mark(
-          isl::manage(isl_id_alloc(node.ctx().get(), tileMarkName(l.level).c_str(), nullptr)));
+      node = node.insert_mark(schedule::markId(node.ctx(), tileMarkName(l.level)));
       node = node.child(0).child(0);  // the point band, under the mark and the tile band
       depth += 2;
     }

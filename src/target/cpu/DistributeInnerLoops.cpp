@@ -2,21 +2,11 @@
 
 #include <optional>
 
+#include "schedule/TreeQueries.h"
+
 namespace tessel::target::cpu {
 
 namespace {
-
-bool hasBandBelow(const isl::schedule_node& node) {
-  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
-    isl::schedule_node child = node.child(i);
-    if (child.isa<isl::schedule_node_band>() || hasBandBelow(child)) return true;
-  }
-  return false;
-}
-
-isl::union_set domainOf(const isl::schedule_node& node) {
-  return isl::manage(isl_schedule_node_get_domain(node.get()));
-}
 
 class Distributor {
  public:
@@ -24,7 +14,7 @@ class Distributor {
 
   isl::schedule_node visit(isl::schedule_node node) {
     if (node.isa<isl::schedule_node_band>() && node.n_children() == 1 &&
-        node.child(0).isa<isl::schedule_node_sequence>() && !hasBandBelow(node)) {
+        node.child(0).isa<isl::schedule_node_sequence>() && !schedule::hasBandBelow(node)) {
       if (auto done = distribute(node.as<isl::schedule_node_band>())) return *done;
       return node;
     }
@@ -36,7 +26,7 @@ class Distributor {
  private:
   // The first member that is constant for some statement of the band.
   std::optional<int> firstSplitMember(const isl::schedule_node_band& band) const {
-    isl::union_set domain = domainOf(band);
+    isl::union_set domain = schedule::nodeDomain(band);
     isl::multi_union_pw_aff partial = band.get_partial_schedule();
     for (unsigned m = 0; m < band.n_member(); ++m) {
       isl::union_map member = isl::union_map::from(isl::multi_union_pw_aff(partial.at(static_cast<int>(m))))
@@ -62,8 +52,8 @@ class Distributor {
     int n = static_cast<int>(sequence.n_children());
     for (int later = 1; later < n; ++later)
       for (int earlier = 0; earlier < later; ++earlier) {
-        isl::union_set from = domainOf(sequence.child(later).child(0));
-        isl::union_set to = domainOf(sequence.child(earlier).child(0));
+        isl::union_set from = schedule::nodeDomain(sequence.child(later).child(0));
+        isl::union_set to = schedule::nodeDomain(sequence.child(earlier).child(0));
         if (!deps.intersect_domain(from).intersect_range(to).is_empty()) return false;
       }
     return true;
@@ -73,7 +63,7 @@ class Distributor {
     std::optional<int> split = firstSplitMember(band);
     if (!split) return std::nullopt;
     std::string statements;
-    domainOf(band).foreach_set(
+    schedule::nodeDomain(band).foreach_set(
         [&](isl::set s) { statements += " " + isl::manage(isl_set_get_tuple_id(s.get())).name(); });
     if (!legal(band, *split)) {
       explain_ += "inner loops of the band over" + statements +

@@ -1,25 +1,17 @@
 #include "target/cpu/MarkVectorLoops.h"
 
+#include "schedule/TreeQueries.h"
+
 namespace tessel::target::cpu {
 
 namespace {
-
-bool hasBandBelow(const isl::schedule_node& node) {
-  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
-    isl::schedule_node child = node.child(i);
-    if (child.isa<isl::schedule_node_band>() || hasBandBelow(child)) return true;
-  }
-  return false;
-}
-
-isl::id markId(isl::ctx ctx, const char* name) { return isl::manage(isl_id_alloc(ctx.get(), name, nullptr)); }
 
 class VectorMarker {
  public:
   VectorMarker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
 
   isl::schedule_node visit(isl::schedule_node node) {
-    if (node.isa<isl::schedule_node_band>() && !hasBandBelow(node))
+    if (node.isa<isl::schedule_node_band>() && !schedule::hasBandBelow(node))
       return mark(node.as<isl::schedule_node_band>());
     int n = static_cast<int>(node.n_children());
     for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
@@ -51,7 +43,7 @@ class VectorMarker {
   isl::schedule_node mark(isl::schedule_node_band band) {
     int n = static_cast<int>(band.n_member());
     if (n == 0) return band;
-    isl::union_set here = isl::manage(isl_schedule_node_get_domain(band.get()));
+    isl::union_set here = schedule::nodeDomain(band);
     isl::multi_union_pw_aff outer = band.prefix_schedule_multi_union_pw_aff();
     isl::multi_union_pw_aff partial = band.get_partial_schedule();
     for (int m = 0; m < n - 1; ++m) outer = outer.flat_range_product(isl::multi_union_pw_aff(partial.at(m)));
@@ -73,7 +65,7 @@ class VectorMarker {
       node = band.split(n - 1).child(0);
       depth = 1;
     }
-    node = node.insert_mark(markId(node.ctx(), kind));
+    node = node.insert_mark(schedule::markId(node.ctx(), kind));
     for (int i = 0; i < depth; ++i) node = node.parent();
     return node;
   }

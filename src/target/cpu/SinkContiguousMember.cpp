@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "schedule/TreeQueries.h"
 #include "tile/BandModel.h"
 
 namespace tessel::target::cpu {
@@ -31,14 +32,6 @@ int contiguity(const isl::map& access, int dim) {
   return score;
 }
 
-bool hasBandBelow(const isl::schedule_node& node) {
-  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
-    isl::schedule_node child = node.child(i);
-    if (child.isa<isl::schedule_node_band>() || hasBandBelow(child)) return true;
-  }
-  return false;
-}
-
 class Sinker {
  public:
   Sinker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
@@ -46,7 +39,8 @@ class Sinker {
   isl::schedule_node visit(isl::schedule_node node, bool insideBand = false) {
     if (node.isa<isl::schedule_node_band>()) {
       auto band = node.as<isl::schedule_node_band>();
-      if (band.n_member() > 1 && band.permutable() && !hasBandBelow(node)) return sink(band, !insideBand);
+      if (band.n_member() > 1 && band.permutable() && !schedule::hasBandBelow(node))
+        return sink(band, !insideBand);
       insideBand = true;
     }
     int n = static_cast<int>(node.n_children());

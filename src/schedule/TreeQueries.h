@@ -1,0 +1,18 @@
+// Small questions and helpers about schedule tree nodes that several passes
+// share, for what the isl C++ bindings do not offer directly.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <string>
+
+namespace tessel::schedule {
+
+// The statement instances that reach `node`.
+isl::union_set nodeDomain(const isl::schedule_node& node);
+// Whether some descendant of `node` is a band (so `node` is not innermost).
+bool hasBandBelow(const isl::schedule_node& node);
+// An identifier for a mark node, taken verbatim (no parsing of the name).
+isl::id markId(isl::ctx ctx, const std::string& name);
+
+}  // namespace tessel::schedule
