@@ -16,6 +16,10 @@ struct SourceLoc {
   bool known() const { return line > 0; }
 };
 
+// The 1-based line and column of byte `offset` of `text` (clamped to its end),
+// for errors found in text that is not a TC source (JSON, option strings).
+SourceLoc locationInText(const std::string& file, const std::string& text, size_t offset);
+
 class UserError : public std::runtime_error {
  public:
   UserError(SourceLoc loc, const std::string& reason, std::string sourceLine = {});

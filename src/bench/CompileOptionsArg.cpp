@@ -94,18 +94,7 @@ class OptionListParser {
     return end;
   }
 
-  SourceLoc locationOf(size_t offset) const {
-    SourceLoc loc{kOrigin, 1, 1};
-    for (size_t i = 0; i < offset && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++loc.line;
-        loc.col = 1;
-      } else {
-        ++loc.col;
-      }
-    }
-    return loc;
-  }
+  SourceLoc locationOf(size_t offset) const { return locationInText(kOrigin, text_, offset); }
 
   [[noreturn]] void failAt(const SourceLoc& loc, const std::string& reason) const {
     throw UserError(loc, reason, lineOf(text_, loc.line));

@@ -89,7 +89,7 @@ class BodyChecker {
     if (type == buffers_.end() || type->second != DType::F32) return "it stores to a non-f32 tensor";
     std::optional<int64_t> stride = strideIn(inlineLets(s.index, lets), loop_.name);
     if (stride && *stride == 1) {
-      noteAccesses(inlineLets(s.value, lets), "");
+      noteAccesses(inlineLets(s.value, lets));
       otherAccesses_.insert(s.name);
       return value(inlineLets(s.value, lets), true);
     }
@@ -100,13 +100,13 @@ class BodyChecker {
       if (!r) return "a store to one element is not a reduction";
       if (reductionBuffers_.count(s.name)) return "two reductions into '" + s.name + "'";
       reductionBuffers_.insert(s.name);
-      noteAccesses(r->rest, "");
+      noteAccesses(r->rest);
       return value(r->rest, true);
     }
     return "a store is strided or indirect";
   }
 
-  void noteAccesses(const Expr& e, const std::string&) {
+  void noteAccesses(const Expr& e) {
     std::set<std::string> loads;
     collectLoads(e, loads);
     otherAccesses_.insert(loads.begin(), loads.end());

@@ -14,6 +14,20 @@ std::string prefix(const SourceLoc& loc) {
 }
 }  // namespace
 
+SourceLoc locationInText(const std::string& file, const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  SourceLoc loc{file, 1, 1};
+  for (size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.col = 1;
+    } else {
+      ++loc.col;
+    }
+  }
+  return loc;
+}
+
 UserError::UserError(SourceLoc loc, const std::string& reason, std::string sourceLine)
     : std::runtime_error(prefix(loc) + "error: " + reason),
       loc_(std::move(loc)),

@@ -162,20 +162,6 @@ class TextScanner {
   size_t pos_ = 0;
 };
 
-SourceLoc locationOf(const std::string& origin, const std::string& text, size_t offset) {
-  offset = std::min(offset, text.size());
-  SourceLoc loc{origin, 1, 1};
-  for (size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++loc.line;
-      loc.col = 1;
-    } else {
-      ++loc.col;
-    }
-  }
-  return loc;
-}
-
 // ---- Reading -----------------------------------------------------------------
 
 class DescriptionReader {
@@ -218,7 +204,7 @@ class DescriptionReader {
   [[noreturn]] void fail(const JsonPath& path, const std::string& reason, bool atKey = false) const {
     size_t offset = TextScanner(text_).locate(path, atKey);
     SourceLoc loc =
-        offset == std::string::npos ? SourceLoc{origin_, 0, 0} : locationOf(origin_, text_, offset);
+        offset == std::string::npos ? SourceLoc{origin_, 0, 0} : locationInText(origin_, text_, offset);
     userError(loc, pathString(path) + ": " + reason);
   }
 
@@ -418,7 +404,7 @@ Hardware hardwareFromJson(const std::string& text, const std::string& origin) {
     if (size_t column = reason.find("column "); column != std::string::npos)
       if (size_t colon = reason.find(": ", column); colon != std::string::npos)
         reason = reason.substr(colon + 2);
-    userError(locationOf(origin, text, offset), "invalid JSON: " + reason);
+    userError(locationInText(origin, text, offset), "invalid JSON: " + reason);
   } catch (const Json::out_of_range& e) {
     // A number too large for a double ("number overflow parsing '1e999'"):
     // nlohmann gives no position, so point at the first occurrence of it.
@@ -427,7 +413,7 @@ Hardware hardwareFromJson(const std::string& text, const std::string& origin) {
     size_t open = reason.find('\''), close = reason.rfind('\'');
     if (open != std::string::npos && close > open)
       if (size_t at = text.find(reason.substr(open + 1, close - open - 1)); at != std::string::npos)
-        loc = locationOf(origin, text, at);
+        loc = locationInText(origin, text, at);
     if (size_t bracket = reason.find("] "); bracket != std::string::npos) reason = reason.substr(bracket + 2);
     userError(loc, "invalid JSON: " + reason);
   }

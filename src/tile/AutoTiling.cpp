@@ -25,13 +25,13 @@ std::string kib(double bytes) {
   return os.str();
 }
 
+}  // namespace
+
 std::string sizesText(const std::vector<int64_t>& sizes) {
   std::string s;
   for (size_t m = 0; m < sizes.size(); ++m) s += (m ? "x" : "") + std::to_string(sizes[m]);
   return s;
 }
-
-}  // namespace
 
 AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores) {
   AutoTilingResult result;

@@ -36,6 +36,9 @@ struct AutoTilingResult {
 // `levels` are the caches, fastest first. The outermost chosen level keeps at
 // least `cores` tiles along a leading coincident member when the band has that
 // many iterations there, so parallel loops keep their parallelism.
+// "64x32x32": tile sizes or extents, one per band member, for explanations.
+std::string sizesText(const std::vector<int64_t>& sizes);
+
 AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores);
 
 }  // namespace tessel::tile

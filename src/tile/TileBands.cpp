@@ -108,12 +108,6 @@ std::optional<std::vector<LevelSizes>> sizesFromPolicy(const BandModel& band, co
   return out;
 }
 
-std::string sizesText(const std::vector<int64_t>& sizes) {
-  std::string s;
-  for (size_t m = 0; m < sizes.size(); ++m) s += (m ? "x" : "") + std::to_string(sizes[m]);
-  return s;
-}
-
 // The chosen tiles as policy text for the band's statements, so a user can
 // start from them: "S_1: 64@L2/32@L1, ..." (dimensions in statement order).
 std::string asPolicy(const BandModel& band, const poly::Scop& scop, const std::vector<LevelSizes>& levels) {
