@@ -1,5 +1,7 @@
 #include "ProgramOptions.h"
 
+#include <iostream>
+
 #include "target/HardwareJson.h"
 
 namespace tessel::cli {
@@ -26,6 +28,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
   cmd->add_option("--hardware", args.hardwareFile,
                   "compile for the machine described in this JSON file (see 'tessel target --json')");
+  cmd->add_option("--schedule-time-limit", args.scheduleTimeLimitSeconds,
+                  "seconds the scheduler may spend per attempt before it falls back to less fusion, with a "
+                  "warning (0: no limit; default 10)")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("--explain", args.explain,
                 "print the passes' decisions (tile sizes and the model's numbers)");
 }
@@ -37,6 +43,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
+  o.scheduleTimeLimit = std::chrono::milliseconds(static_cast<int64_t>(args.scheduleTimeLimitSeconds * 1000));
   if (!args.tiles.empty()) {
     bool fromFile = args.tiles[0] == '@';
     std::string origin = fromFile ? args.tiles.substr(1) : "--tiles";
@@ -45,6 +52,10 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   if (!args.hardwareFile.empty())
     o.hardware = target::hardwareFromJson(readTextFile(args.hardwareFile), args.hardwareFile);
   return o;
+}
+
+void printWarnings(const driver::CompiledProgram& compiled) {
+  for (const auto& w : compiled.warnings) std::cerr << "tessel: warning: " << w << "\n";
 }
 
 }  // namespace tessel::cli

@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "LoadProgram.h"
-#include "driver/Options.h"
+#include "driver/Compile.h"
 
 namespace tessel::cli {
 
@@ -18,11 +18,14 @@ struct ProgramArgs {
   std::string vectorize = "on";
   std::string tiles;         // policy text, or @FILE
   std::string hardwareFile;  // JSON machine description
+  double scheduleTimeLimitSeconds = 10;
   bool explain = false;
 };
 
 void addProgramOptions(CLI::App* cmd, ProgramArgs& args);
 // Reads the --schedule, --tiles and --hardware files; UserError for bad values.
 driver::CompileOptions compileOptionsFrom(const ProgramArgs& args);
+// Prints the compilation's warnings (compiled, but not as asked) to stderr.
+void printWarnings(const driver::CompiledProgram& compiled);
 
 }  // namespace tessel::cli

@@ -80,6 +80,7 @@ class TesselKernel {
 struct Reference {
   std::vector<Buffer> outputs;
   bool interpreted = false;
+  std::map<std::string, double> magnitudes;  // of every tensor, when interpreted (tolerances scale with them)
 };
 
 // "" when every output matches; else the first mismatch. An uninterpreted
@@ -91,7 +92,7 @@ std::string compareOutputs(const te::Program& p, const std::vector<Buffer>& got,
   for (size_t i = 0; i < outs.size(); ++i) {
     if (got[i].shape() != ref.outputs[i].shape() || got[i].dtype() != ref.outputs[i].dtype())
       return outs[i]->name + ": shape or dtype differs";
-    runtime::Tolerance tol = runtime::toleranceFor(p, outs[i]->name);
+    runtime::Tolerance tol = runtime::toleranceFor(p, outs[i]->name, ref.magnitudes);
     if (!ref.interpreted) tol = {2 * tol.abs, 2 * tol.rel};
     runtime::CheckResult r = runtime::compareBuffers(got[i], ref.outputs[i], tol);
     if (!r.pass) return outs[i]->name + ": " + r.message;
@@ -164,7 +165,7 @@ class CaseRunner {
     }
     say(progress_, case_.name + ": checking against the interpreter");
     std::map<std::string, Buffer> want =
-        runtime::interpret(program_, runtime::inputsByName(program_, inputs_));
+        runtime::interpret(program_, runtime::inputsByName(program_, inputs_), &reference_.magnitudes);
     for (const auto* t : program_.outputs()) reference_.outputs.push_back(want.at(t->name));
     reference_.interpreted = true;
     std::string mismatch = compareOutputs(program_, kernel.outputs(), reference_);

@@ -26,6 +26,8 @@ std::string CompileOptions::toString() const {
     s += " tiles=" + policy.substr(0, policy.size() - 1);
   }
   if (hardware) s += " hardware=" + hardware->name;
+  if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
+    s += " schedule-time-limit=" + std::to_string(scheduleTimeLimit.count()) + "ms";
   return s;
 }
 
@@ -100,7 +102,7 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
     target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
-    PassContext context{scop, options, host, out.explanation};
+    PassContext context{scop, options, host, out.explanation, out.warnings};
     for (const auto& pass : passes) {
       bool replaced = pass.isScheduler && options.schedule;
       schedule = replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(schedule, context);

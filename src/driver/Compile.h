@@ -18,8 +18,9 @@ struct CompiledProgram {
   std::string astC;          // the isl AST printed as C
   lir::Kernel kernel;
   std::string cSource;
-  std::string dump;         // text after options.dumpAfter ("" if none)
-  std::string explanation;  // the passes' decisions and the models behind them (--explain)
+  std::string dump;                   // text after options.dumpAfter ("" if none)
+  std::string explanation;            // the passes' decisions and the models behind them (--explain)
+  std::vector<std::string> warnings;  // compiled, but not as asked (e.g. a scheduling fallback)
 };
 
 // Names accepted by --dump-after, in pipeline order.

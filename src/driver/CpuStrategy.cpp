@@ -31,7 +31,13 @@ class CpuStrategy final : public TargetStrategy {
          [](const isl::schedule&, PassContext& c) {
            schedule::SchedulerOptions so;
            so.fusion = c.options.fusion;
-           return schedule::makeIslScheduler()->run(c.scop, so);
+           so.timeLimit = c.options.scheduleTimeLimit;
+           schedule::ScheduleResult r = schedule::makeIslScheduler()->run(c.scop, so);
+           if (!r.fallback.empty()) {
+             c.warnings.push_back("scheduling: " + r.fallback);
+             c.explain += "schedule: " + r.fallback + "\n";
+           }
+           return r.tree;
          }},
         {"tile", false,
          [](const isl::schedule& s, PassContext& c) {

@@ -1,6 +1,7 @@
 // Typed compilation options; they print themselves for --explain and logs.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,9 @@ namespace tessel::driver {
 
 struct CompileOptions {
   schedule::FusionStrategy fusion = schedule::FusionStrategy::Smart;
+  // Wall-clock bound on each scheduling attempt (0 = none); past it the
+  // scheduler falls back to a cheaper schedule and warns.
+  std::chrono::milliseconds scheduleTimeLimit{10'000};
   std::string dumpAfter;  // name of a pass whose result to keep as text ("" = none)
   // A schedule tree (isl YAML, as --dump-after prints it) used instead of the
   // scheduler's; checked against the dependences before use.

@@ -18,6 +18,7 @@ struct PassContext {
   const CompileOptions& options;
   const target::Hardware& hardware;
   std::string& explain;
+  std::vector<std::string>& warnings;  // shown to the user whatever the flags
 };
 
 struct SchedulePass {

@@ -38,6 +38,9 @@ target::Hardware tinyCacheMachine() {
 
 // Small sizes on two levels leave partial tiles at every awkward extent.
 constexpr const char* kSmallTiles = "*: 4@L2/3@L1, 5@L2/2@L1, 3@L1, 2@L1, 3@L1, 2@L1";
+// A slow schedule is not a failure (the scheduler falls back and warns), a
+// wrong one is: a short limit keeps fuzzing fast and exercises the fallbacks.
+constexpr std::chrono::milliseconds kScheduleTimeLimit{2'000};
 
 }  // namespace
 
@@ -46,8 +49,11 @@ std::vector<Combination> optionMatrix() {
   for (auto fusion :
        {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max}) {
     std::string f = std::string("fusion=") + schedule::fusionStrategyName(fusion);
+    driver::CompileOptions base;
+    base.fusion = fusion;
+    base.scheduleTimeLimit = kScheduleTimeLimit;
     Combination untiled;
-    untiled.options.fusion = fusion;
+    untiled.options = base;
     untiled.options.autoTiling = false;
     untiled.options.vectorize = false;
     untiled.threads = 1;
@@ -55,14 +61,14 @@ std::vector<Combination> optionMatrix() {
     m.push_back(untiled);
 
     Combination autoTiled;
-    autoTiled.options.fusion = fusion;
+    autoTiled.options = base;
     autoTiled.options.hardware = tinyCacheMachine();
     autoTiled.threads = 2;
     autoTiled.label = f + " tiling=auto(tiny caches) threads=2";
     m.push_back(autoTiled);
 
     Combination smallTiles;
-    smallTiles.options.fusion = fusion;
+    smallTiles.options = base;
     smallTiles.options.autoTiling = false;
     smallTiles.options.tiles = tile::parseTilePolicy(kSmallTiles, "fuzz");
     smallTiles.options.hardware = tinyCacheMachine();

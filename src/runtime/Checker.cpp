@@ -76,6 +76,119 @@ double errorUnits(const te::Program& p, const std::string& tensor) {
   return units[tensor];
 }
 
+// How large an expression's values get and how much rounding error they
+// carry, in units of the accumulator's roundoff, estimated from the largest
+// |value| of each tensor read (its magnitude) and that tensor's own error. A
+// sum of large terms that cancels keeps the error of its terms, which a
+// tolerance that assumed terms of magnitude ~1 missed (fuzz seed
+// 15164081789967802329: terms ~1e3 summing to 0).
+struct Estimate {
+  double magnitude = 0;
+  double error = 0;
+};
+
+class ErrorModel {
+ public:
+  explicit ErrorModel(const std::map<std::string, double>& magnitudes) : magnitudes_(magnitudes) {}
+
+  // Walks the stages in order; errors accumulate like the terms do.
+  void run(const te::Program& p) {
+    for (const auto& s : p.stages) {
+      double len = 1;
+      for (const auto& v : s.reductionVars) {
+        auto r = s.ranges.find(v);
+        if (r != s.ranges.end()) len *= static_cast<double>(std::max<int64_t>(r->second.extent(), 1));
+      }
+      Estimate term = of(s.rhs);
+      // Each of the len terms brings its error, and each addition rounds a
+      // partial sum no larger than len terms.
+      double error = len * (term.error + term.magnitude);
+      double before = s.init || s.reduction == te::Reduction::None ? 0 : errors_[s.output];
+      errors_[s.output] = std::max(errors_[s.output], before + error);
+    }
+  }
+  double error(const std::string& tensor) const {
+    auto it = errors_.find(tensor);
+    return it == errors_.end() ? 0 : it->second;
+  }
+
+ private:
+  double magnitude(const std::string& tensor) const {
+    auto it = magnitudes_.find(tensor);
+    return it == magnitudes_.end() ? 1 : it->second;
+  }
+
+  Estimate of(const te::Expr& e) const {
+    std::vector<Estimate> o;
+    for (const auto& x : e->operands) o.push_back(of(x));
+    switch (e->kind) {
+      case te::ExprKind::Const:
+        return {std::fabs(e->value), 0};
+      case te::ExprKind::Var:
+        return {1, 0};
+      case te::ExprKind::Access:
+        return {magnitude(e->name), error(e->name)};
+      case te::ExprKind::Cast:
+        return o[0];
+      case te::ExprKind::Select:
+        return {std::max(o[1].magnitude, o[2].magnitude), std::max(o[1].error, o[2].error)};
+      case te::ExprKind::Unary:
+        return unary(e->unaryOp, o[0]);
+      case te::ExprKind::Binary:
+        return binary(e->binaryOp, o[0], o[1]);
+    }
+    return {1, 0};
+  }
+
+  static Estimate unary(te::UnaryOp op, Estimate x) {
+    switch (op) {
+      case te::UnaryOp::Neg:
+      case te::UnaryOp::Abs:
+      case te::UnaryOp::Floor:
+      case te::UnaryOp::Ceil:
+      case te::UnaryOp::Round:
+      case te::UnaryOp::Trunc:
+        return x;
+      case te::UnaryOp::Not:
+        return {1, 0};
+      case te::UnaryOp::Tanh:
+      case te::UnaryOp::Sigmoid:
+      case te::UnaryOp::Erf:
+      case te::UnaryOp::Sin:
+      case te::UnaryOp::Cos:
+        return {1, x.error + 1};  // slope at most 1
+      case te::UnaryOp::Exp: {
+        double m = std::exp(std::min(x.magnitude, 700.0));
+        return {m, m * (x.error + 1)};
+      }
+      default:  // other functions: error relative to the larger of the value and 1
+        return {std::max(x.magnitude, 1.0), x.error + std::max(x.magnitude, 1.0)};
+    }
+  }
+
+  static Estimate binary(te::BinaryOp op, Estimate a, Estimate b) {
+    switch (op) {
+      case te::BinaryOp::Add:
+      case te::BinaryOp::Sub:
+        return {a.magnitude + b.magnitude, a.error + b.error + a.magnitude + b.magnitude};
+      case te::BinaryOp::Mul: {
+        double m = a.magnitude * b.magnitude;
+        return {m, a.error * b.magnitude + b.error * a.magnitude + m};
+      }
+      case te::BinaryOp::Min:
+      case te::BinaryOp::Max:
+        return {std::max(a.magnitude, b.magnitude), std::max(a.error, b.error)};
+      default:
+        if (te::isComparison(op) || te::isLogical(op)) return {1, 0};
+        // Division and the rest: the dividend's scale (divisors are not tracked).
+        return {std::max(a.magnitude, 1.0), a.error + b.error + std::max(a.magnitude, 1.0)};
+    }
+  }
+
+  const std::map<std::string, double>& magnitudes_;
+  std::map<std::string, double> errors_;
+};
+
 // Operations that C's math library and the interpreter may round differently
 // (by an ulp): everything but the correctly rounded IEEE operations.
 bool inexactMath(const te::Expr& e) {
@@ -156,30 +269,36 @@ CheckResult compareBuffers(const Buffer& got, const Buffer& want, const Toleranc
   return r;
 }
 
-Tolerance toleranceFor(const te::Program& p, const std::string& tensor) {
+Tolerance toleranceFor(const te::Program& p, const std::string& tensor,
+                       const std::map<std::string, double>& magnitudes) {
   te::DType t = p.tensor(tensor).dtype;
+  // Relative error: k error units of the unit roundoff; absolute error: the
+  // error model's estimate, which also scales with the terms' magnitudes.
+  double k = errorUnits(p, tensor);
+  ErrorModel model(magnitudes);
+  model.run(p);
+  double e = model.error(tensor);
+  constexpr double u32 = 5.96e-8, u64 = 1.11e-16;
   // Integers are exact, unless they come from a libm function or a float
   // reduction through a cast: an ulp of difference there can move a
-  // truncation by one.
-  double k = errorUnits(p, tensor);
-  constexpr double u32 = 5.96e-8, u64 = 1.11e-16;
-  // ... and the float value they come from carries its own relative error.
-  if (!te::isFloat(t)) return dependsOnInexactMath(p, tensor) ? Tolerance{1, 1e-4 + u32 * k} : Tolerance{};
-  // Rounding error of k error units grows like k * u * |term| in the
-  // worst case (u: unit roundoff of the accumulator; terms of magnitude ~1,
-  // as Buffer::randomize makes), relative to the result as well as absolute
-  // (cancellation). The base terms cover a few ulps of the result and of
+  // truncation by one, and the float value they come from carries its own
+  // error.
+  if (!te::isFloat(t))
+    return dependsOnInexactMath(p, tensor) ? Tolerance{1 + 16 * u32 * e, 1e-4 + u32 * k} : Tolerance{};
+  // The absolute terms allow ~16 roundoffs per estimated unit (the estimate
+  // is a typical, not a worst, case), the relative ones the roundoff of every
+  // unit. The base terms cover a few ulps of the result and of
   // transcendental functions. f16/bf16 accumulate in f32 and are rounded to
   // the narrow type once, so they may differ by an ulp or two of it.
   switch (t) {
     case te::DType::F64:
-      return {1e-12 + 1e-14 * k, 1e-9 + u64 * k};
+      return {1e-12 + 1e-14 * e, 1e-9 + u64 * k};
     case te::DType::F32:
-      return {1e-5 + 1e-6 * k, 1e-4 + u32 * k};
+      return {1e-5 + 1e-6 * e, 1e-4 + u32 * k};
     case te::DType::F16:
-      return {2e-3 + 1e-4 * std::sqrt(k) + 1e-6 * k, 4e-3 + u32 * k};
+      return {2e-3 + 1e-4 * std::sqrt(k) + 1e-6 * e, 4e-3 + u32 * k};
     case te::DType::BF16:
-      return {1.6e-2 + 1e-3 * std::sqrt(k) + 1e-6 * k, 3e-2 + u32 * k};
+      return {1.6e-2 + 1e-3 * std::sqrt(k) + 1e-6 * e, 3e-2 + u32 * k};
     default:
       return {};
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "runtime/Buffer.h"
@@ -31,7 +32,10 @@ CheckResult compareBuffers(const Buffer& got, const Buffer& want, const Toleranc
 // Tolerance for `tensor` of `program`: exact for integers and bool; for floats
 // a relative term for the dtype plus an absolute term that grows with the
 // number of terms accumulated on the way to the tensor (reductions chained
-// through temporaries included).
-Tolerance toleranceFor(const te::Program& program, const std::string& tensor);
+// through temporaries included) and with the magnitude of those terms.
+// `magnitudes` (largest |value| of each tensor, from the interpreter) gives
+// that magnitude; tensors it does not name count as magnitude 1.
+Tolerance toleranceFor(const te::Program& program, const std::string& tensor,
+                       const std::map<std::string, double>& magnitudes = {});
 
 }  // namespace tessel::runtime

@@ -1,5 +1,7 @@
 #include "runtime/Interpreter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -19,7 +21,8 @@ std::string shapeString(const std::vector<int64_t>& s) {
 
 }  // namespace
 
-std::map<std::string, Buffer> interpret(const te::Program& p, const std::map<std::string, Buffer>& inputs) {
+std::map<std::string, Buffer> interpret(const te::Program& p, const std::map<std::string, Buffer>& inputs,
+                                        std::map<std::string, double>* magnitudes) {
   for (const auto& [name, buf] : inputs) {
     const te::TensorDecl* d = p.findTensor(name);
     if (!d) userError("program '" + p.name + "' has no tensor named '" + name + "'");
@@ -49,6 +52,13 @@ std::map<std::string, Buffer> interpret(const te::Program& p, const std::map<std
   }
   for (const auto& s : p.stages) runStage(s, tensors);
 
+  if (magnitudes)
+    for (const auto& t : tensors) {
+      double m = 0;
+      for (double v : t.values)
+        if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+      (*magnitudes)[t.decl->name] = m;
+    }
   std::map<std::string, Buffer> result;
   for (const auto& t : tensors) {
     if (t.decl->role != te::TensorRole::Output) continue;

@@ -20,7 +20,10 @@ namespace tessel::runtime {
 // `inputs` may also hold the initial contents of an output (what a `+=`
 // without `!` accumulates into); other outputs and all temporaries start at 0.
 // Throws UserError on missing or mismatched buffers and on out-of-range reads.
+// `magnitudes`, when given, receives the largest finite |value| of every
+// tensor, temporaries included (the checker scales its tolerances by them).
 std::map<std::string, Buffer> interpret(const te::Program& program,
-                                        const std::map<std::string, Buffer>& inputs);
+                                        const std::map<std::string, Buffer>& inputs,
+                                        std::map<std::string, double>* magnitudes = nullptr);
 
 }  // namespace tessel::runtime

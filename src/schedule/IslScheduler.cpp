@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "poly/IslWorkLimit.h"
 #include "schedule/Scheduler.h"
 
 namespace tessel::schedule {
@@ -31,34 +32,25 @@ FusionStrategy parseFusionStrategy(const std::string& s) {
 
 namespace {
 
-// About a second of isl work on this machine; typical operators need far less.
-constexpr unsigned long kOperationBudget = 20'000'000;
+const char* stopReason(poly::IslStop stop) {
+  return stop == poly::IslStop::Quota ? "isl's operation quota" : "the scheduling time limit";
+}
 
-std::optional<isl::schedule> withinBudget(isl_ctx* c, const isl::schedule_constraints& sc) {
-  isl_ctx_reset_operations(c);
-  isl_ctx_set_max_operations(c, kOperationBudget);
-  std::optional<isl::schedule> result;
-  try {
-    result = sc.compute_schedule();
-  } catch (const isl::exception_quota&) {
-    isl_ctx_reset_error(c);
-  }
-  isl_ctx_set_max_operations(c, 0);
-  return result;
+// min: one nest per SCC. smart: fuse, but never at the expense of outer
+// parallelism. max: fuse whenever legal, even when it serializes loops.
+void setFusionOptions(isl_ctx* c, FusionStrategy f) {
+  isl_options_set_schedule_serialize_sccs(c, f == FusionStrategy::Min);
+  isl_options_set_schedule_maximize_coincidence(c, f == FusionStrategy::Smart);
+  isl_options_set_schedule_outer_coincidence(c, f == FusionStrategy::Smart);
 }
 
 class IslScheduler final : public Scheduler {
  public:
   const char* name() const override { return "isl"; }
 
-  isl::schedule run(const poly::Scop& scop, const SchedulerOptions& options) const override {
+  ScheduleResult run(const poly::Scop& scop, const SchedulerOptions& options) const override {
     isl::ctx ctx = scop.domain.ctx();
     isl_ctx* c = ctx.get();
-    // min: one nest per SCC. smart: fuse, but never at the expense of outer
-    // parallelism. max: fuse whenever legal, even when it serializes loops.
-    isl_options_set_schedule_serialize_sccs(c, options.fusion == FusionStrategy::Min);
-    isl_options_set_schedule_maximize_coincidence(c, options.fusion == FusionStrategy::Smart);
-    isl_options_set_schedule_outer_coincidence(c, options.fusion == FusionStrategy::Smart);
     isl_options_set_schedule_whole_component(c, 0);
     isl_options_set_schedule_maximize_band_depth(c, 1);
     // Deep-learning operators need schedule coefficients in {-2..2} (shifts
@@ -80,14 +72,21 @@ class IslScheduler final : public Scheduler {
                                        .set_coincidence(validity)
                                        .set_proximity(validity);
     // isl's ILPs can explode on some multi-statement graphs (seen with max
-    // fusion: minutes in compute_wcc_band). Bound the work; past the bound,
-    // schedule each strongly connected component on its own (min fusion),
-    // and past that, keep the source order, which is always valid.
-    if (auto s = withinBudget(c, sc)) return *s;
-    isl_options_set_schedule_serialize_sccs(c, 1);
-    isl_options_set_schedule_maximize_coincidence(c, 0);
-    if (auto s = withinBudget(c, sc)) return *s;
-    return scop.initialSchedule;
+    // fusion: minutes in one ILP of compute_wcc_band). Bound the work; past
+    // the bound, try the weaker fusion strategies, and past those keep the
+    // source order, which is always valid.
+    poly::IslWorkLimit limit{options.operationLimit, options.timeLimit};
+    std::string why;
+    for (FusionStrategy f : {FusionStrategy::Max, FusionStrategy::Smart, FusionStrategy::Min}) {
+      if (f > options.fusion) continue;
+      setFusionOptions(c, f);
+      auto attempt = poly::runBounded(ctx, limit, [&] { return sc.compute_schedule(); });
+      if (attempt.value)
+        return {*attempt.value, why.empty() ? "" : why + "; used " + fusionStrategyName(f) + " fusion"};
+      why += std::string(why.empty() ? "" : ", ") + fusionStrategyName(f) + " fusion stopped at " +
+             stopReason(attempt.stop);
+    }
+    return {scop.initialSchedule, why + "; kept the source order (no fusion, no loop reordering)"};
   }
 };
 

@@ -3,6 +3,7 @@
 // scheduler (paper 004) will be a second one behind the same interface.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -23,13 +24,27 @@ FusionStrategy parseFusionStrategy(const std::string& s);
 
 struct SchedulerOptions {
   FusionStrategy fusion = FusionStrategy::Smart;
+  // Wall-clock bound on each scheduling attempt (0 = none). Past it the
+  // scheduler falls back to a cheaper schedule and says so.
+  std::chrono::milliseconds timeLimit{10'000};
+  // isl operations each attempt may take (0 = none): the deterministic part
+  // of the bound, about a second of work for typical operators (which need
+  // far less), but not a time bound (an operation's cost varies a lot).
+  unsigned long operationLimit = 20'000'000;
+};
+
+struct ScheduleResult {
+  isl::schedule tree;
+  // Empty when the requested schedule was computed; otherwise which cheaper
+  // schedule was used and why (shown to the user as a warning).
+  std::string fallback;
 };
 
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual const char* name() const = 0;
-  virtual isl::schedule run(const poly::Scop& scop, const SchedulerOptions& options) const = 0;
+  virtual ScheduleResult run(const poly::Scop& scop, const SchedulerOptions& options) const = 0;
 };
 
 std::unique_ptr<Scheduler> makeIslScheduler();

@@ -163,6 +163,28 @@ TEST_F(Cli, BadOptionValues) {
   EXPECT_EQ(runTessel("compile " + file("mm.tc") + " --emit binary").exitCode, 2);
   EXPECT_EQ(runTessel("frobnicate").exitCode, 2);
   EXPECT_EQ(runTessel("").exitCode, 2);
+  auto negative = runTessel("compile " + file("mm.tc") + " --schedule-time-limit -1");
+  EXPECT_EQ(negative.exitCode, 2);
+  EXPECT_NE(negative.err.find("--schedule-time-limit"), std::string::npos) << negative.err;
+  EXPECT_EQ(runTessel("compile " + file("mm.tc") + " --schedule-time-limit soon").exitCode, 2);
+}
+
+// A scheduling attempt past its time limit falls back to less fusion: the
+// program still compiles and runs correctly, and the user is told.
+TEST_F(Cli, SchedulingTimeLimitFallsBackWithAWarning) {
+  auto r =
+      runTessel("run " + std::string(TESSEL_SOURCE_DIR) +
+                "/tests/schedule/programs/slow_max_fusion.tc --fusion max --schedule-time-limit 1 --check");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "tessel: warning: scheduling: max fusion stopped at the scheduling time limit; used smart fusion"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+  auto quiet = runTessel("compile " + file("mm.tc") + " --fusion max --schedule-time-limit 0 --emit ast");
+  ASSERT_EQ(quiet.exitCode, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << quiet.err;
 }
 
 TEST_F(Cli, SyntaxErrorIsLocated) {

