@@ -103,7 +103,7 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
   auto startMore = [&] {
     while (static_cast<int>(running.size()) < std::max(options.jobs, 1) && started < options.count &&
            !(options.timeBudget > 0 && elapsed() > options.timeBudget)) {
-      std::string text = render(generateProgram(programSeed(options.seed, started)));
+      std::string text = render(generateProgram(programSeed(options.seed, options.first + started)));
       running[started] = std::make_unique<ProgramCheck>(text, matrix, options.timeoutSeconds);
       ++started;
     }
@@ -117,10 +117,11 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
     auto results = running.at(i)->results();
     running.erase(i);
     startMore();
-    uint64_t seed = programSeed(options.seed, i);
+    uint64_t seed = programSeed(options.seed, options.first + i);
     ProgramModel model = generateProgram(seed);
     std::string text = render(model);
     ++report.programs;
+    report.programSeeds.push_back(seed);
     for (const auto& r : results) {
       ++report.combinations;
       ++report.counts[r.verdict];
@@ -144,7 +145,9 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
       report.failures.push_back(f);
       break;  // one failure per program is enough to report
     }
-    if ((i + 1) % 25 == 0) progress << "  " << (i + 1) << " programs, " << elapsed() << " s\n" << std::flush;
+    if ((i + 1) % 25 == 0)
+      progress << "  " << (i + 1) << " programs (to index " << options.first + i << "), " << elapsed() << " s\n"
+               << std::flush;
   }
   report.seconds = elapsed();
   return report;
@@ -156,7 +159,8 @@ std::string summarize(const FuzzReport& report, const FuzzOptions& options) {
     return it == report.counts.end() ? 0 : it->second;
   };
   std::ostringstream os;
-  os << "tessel fuzz: seed " << options.seed << ", " << report.programs << " programs, "
+  os << "tessel fuzz: seed " << options.seed << ", " << report.programs << " programs (indices "
+     << options.first << ".." << options.first + report.programs - 1 << "), "
      << report.combinations << " option combinations run in " << report.seconds << " s\n"
      << "  passed " << count(Verdict::Pass) << ", mismatches " << count(Verdict::Mismatch) << ", crashes "
      << count(Verdict::Crash) << ", hangs " << count(Verdict::Hang) << ", internal errors "

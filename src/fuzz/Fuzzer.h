@@ -15,6 +15,7 @@ namespace tessel::fuzz {
 
 struct FuzzOptions {
   uint64_t seed = 1;
+  int first = 0;             // index of the first program (a long run split in parts: same programs)
   int count = 100;           // programs
   double timeBudget = 0;     // seconds; 0 = none (stop after `count`)
   int timeoutSeconds = 120;  // per program, all combinations together
@@ -32,6 +33,7 @@ struct Failure {
 
 struct FuzzReport {
   int programs = 0;
+  std::vector<uint64_t> programSeeds;  // of the programs checked, in order
   int combinations = 0;
   std::map<Verdict, int> counts;
   std::vector<Failure> failures;

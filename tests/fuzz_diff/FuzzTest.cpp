@@ -85,6 +85,18 @@ TEST(Fuzz, JobsDoNotChangeTheReport) {
             summarize(one, o).substr(summarize(one, o).find('\n')));
 }
 
+// A long run can be split: --first picks up where another part stopped.
+TEST(Fuzz, FirstStartsAtThatProgram) {
+  FuzzOptions o;
+  o.seed = 21;
+  o.first = 2;
+  o.count = 1;
+  std::ostringstream quiet;
+  FuzzReport r = runFuzz(o, quiet);
+  EXPECT_EQ(r.programSeeds, std::vector<uint64_t>{programSeed(21, 2)});
+  EXPECT_NE(summarize(r, o).find("1 programs (indices 2..2)"), std::string::npos) << summarize(r, o);
+}
+
 TEST(Fuzz, RejectionsMustBeLocated) {
   auto results = checkProgram("# sizes: N=3\ndef f(float(N) A) -> (B) {\n  B(i) = A(i) + Z(i)\n}\n",
                               {optionMatrix().front()}, 60);
