@@ -56,6 +56,18 @@ static inline tessel_v16 tessel_v16_acc_max(tessel_v16 acc, tessel_m16 m, tessel
 static inline tessel_v16 tessel_v16_acc_min(tessel_v16 acc, tessel_m16 m, tessel_v16 x) {
   return _mm512_mask_mov_ps(acc, m, tessel_v16_min(acc, x));
 }
+/* Integer lanes (index comparisons): a value in every lane, or x, x+1, ..., x+15. */
+static inline __m512i tessel_v16_splat_i32(int32_t x) { return _mm512_set1_epi32(x); }
+static inline __m512i tessel_v16_iota_i32(int32_t x) {
+  return _mm512_add_epi32(_mm512_set1_epi32(x),
+                          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+static inline tessel_m16 tessel_v16_cmp_i32_eq(__m512i a, __m512i b) { return _mm512_cmpeq_epi32_mask(a, b); }
+static inline tessel_m16 tessel_v16_cmp_i32_ne(__m512i a, __m512i b) { return _mm512_cmpneq_epi32_mask(a, b); }
+static inline tessel_m16 tessel_v16_cmp_i32_lt(__m512i a, __m512i b) { return _mm512_cmplt_epi32_mask(a, b); }
+static inline tessel_m16 tessel_v16_cmp_i32_le(__m512i a, __m512i b) { return _mm512_cmple_epi32_mask(a, b); }
+static inline tessel_m16 tessel_v16_cmp_i32_gt(__m512i a, __m512i b) { return _mm512_cmpgt_epi32_mask(a, b); }
+static inline tessel_m16 tessel_v16_cmp_i32_ge(__m512i a, __m512i b) { return _mm512_cmpge_epi32_mask(a, b); }
 static inline tessel_m16 tessel_v16_mask_and(tessel_m16 a, tessel_m16 b) { return (tessel_m16)(a & b); }
 static inline tessel_m16 tessel_v16_mask_or(tessel_m16 a, tessel_m16 b) { return (tessel_m16)(a | b); }
 static inline tessel_m16 tessel_v16_mask_not(tessel_m16 a) { return (tessel_m16)~a; }
@@ -127,6 +139,24 @@ static inline tessel_v8 tessel_v8_acc_max(tessel_v8 acc, tessel_m8 m, tessel_v8 
 }
 static inline tessel_v8 tessel_v8_acc_min(tessel_v8 acc, tessel_m8 m, tessel_v8 x) {
   return tessel_v8_select(m, tessel_v8_min(acc, x), acc);
+}
+/* Integer lanes (index comparisons): a value in every lane, or x, x+1, ..., x+7. AVX2 compares
+ * only == and >, the others are built from them. */
+static inline __m256i tessel_v8_splat_i32(int32_t x) { return _mm256_set1_epi32(x); }
+static inline __m256i tessel_v8_iota_i32(int32_t x) {
+  return _mm256_add_epi32(_mm256_set1_epi32(x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline tessel_m8 tessel_v8_cmp_i32_eq(__m256i a, __m256i b) { return _mm256_cmpeq_epi32(a, b); }
+static inline tessel_m8 tessel_v8_cmp_i32_gt(__m256i a, __m256i b) { return _mm256_cmpgt_epi32(a, b); }
+static inline tessel_m8 tessel_v8_cmp_i32_lt(__m256i a, __m256i b) { return _mm256_cmpgt_epi32(b, a); }
+static inline tessel_m8 tessel_v8_cmp_i32_ne(__m256i a, __m256i b) {
+  return _mm256_xor_si256(_mm256_cmpeq_epi32(a, b), _mm256_set1_epi32(-1));
+}
+static inline tessel_m8 tessel_v8_cmp_i32_le(__m256i a, __m256i b) {
+  return _mm256_xor_si256(_mm256_cmpgt_epi32(a, b), _mm256_set1_epi32(-1));
+}
+static inline tessel_m8 tessel_v8_cmp_i32_ge(__m256i a, __m256i b) {
+  return _mm256_xor_si256(_mm256_cmpgt_epi32(b, a), _mm256_set1_epi32(-1));
 }
 static inline tessel_m8 tessel_v8_mask_and(tessel_m8 a, tessel_m8 b) { return _mm256_and_si256(a, b); }
 static inline tessel_m8 tessel_v8_mask_or(tessel_m8 a, tessel_m8 b) { return _mm256_or_si256(a, b); }

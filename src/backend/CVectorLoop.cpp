@@ -16,6 +16,23 @@ using lir::ExprKind;
 using te::BinaryOp;
 using te::UnaryOp;
 
+const char* integerPredicate(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Lt:
+      return "lt";
+    case BinaryOp::Le:
+      return "le";
+    case BinaryOp::Gt:
+      return "gt";
+    case BinaryOp::Ge:
+      return "ge";
+    case BinaryOp::Eq:
+      return "eq";
+    default:
+      return "ne";
+  }
+}
+
 const char* predicate(BinaryOp op) {
   switch (op) {
     case BinaryOp::Lt:
@@ -232,6 +249,11 @@ class VectorLoopEmitter {
   }
 
   std::string condition(const Expr& c, const std::string& mask) {
+    const Expr& first = c->kind == ExprKind::Binary ? c->operands[0] : c;
+    if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp) &&
+        (first->index || first->type != te::DType::F32))
+      return v_ + "_cmp_i32_" + integerPredicate(c->binaryOp) + "(" + lanes(c->operands[0]) + ", " +
+             lanes(c->operands[1]) + ")";
     if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp))
       return v_ + "_cmp(" + vec(c->operands[0], mask) + ", " + vec(c->operands[1], mask) + ", " +
              predicate(c->binaryOp) + ")";
@@ -244,6 +266,13 @@ class VectorLoopEmitter {
     if (c->kind == ExprKind::Unary && c->unaryOp == UnaryOp::Not)
       return v_ + "_mask_not(" + condition(c->operands[0], mask) + ")";
     throw InternalError("emit-c", "no vector form for a condition the vectorizer accepted");
+  }
+
+  // An integer lane value (lir::isIntegerLaneValue): a uniform value in every
+  // lane, or the first lane's value plus the lane number.
+  std::string lanes(const Expr& e) {
+    std::string first = "(int32_t)(" + scalar_.expr(e) + ")";
+    return v_ + (variesThroughLets(e) ? "_iota_i32(" : "_splat_i32(") + first + ")";
   }
 
   // Lets are emitted as scalars (the first lane), so whether `e` varies is

@@ -178,11 +178,17 @@ class BodyChecker {
     }
   }
 
-  // A per-lane condition: comparisons of f32 values, combined with && || !.
+  // A per-lane condition: comparisons of f32 values or of integer lane
+  // values, combined with && || !.
   std::string condition(const Expr& c) {
     if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp)) {
       const Expr& a = c->operands[0];
-      if (a->index || a->type != DType::F32) return "a per-lane comparison is not on f32 values";
+      if (a->index || a->type != DType::F32) {
+        for (const auto& o : c->operands)
+          if (!isIntegerLaneValue(o, loop_.name))
+            return "a per-lane integer comparison is not on uniform or unit-stride values";
+        return "";
+      }
       std::string why = value(a, true);
       return why.empty() ? value(c->operands[1], true) : why;
     }
@@ -251,6 +257,46 @@ std::optional<int64_t> strideIn(const Expr& e, const std::string& var) {
     default:
       return std::nullopt;
   }
+}
+
+namespace {
+
+// How far an index or int32 value moves per iteration of `var` (int32
+// arithmetic wraps, and moving by a constant commutes with wrapping).
+std::optional<int64_t> integerStride(const Expr& e, const std::string& var) {
+  if (!e->index && e->type != DType::I32) return std::nullopt;
+  if (!dependsOn(e, var)) return 0;
+  if (e->index) return strideIn(e, var);
+  switch (e->kind) {
+    case ExprKind::Cast:
+      return integerStride(e->operands[0], var);
+    case ExprKind::Unary:
+      if (e->unaryOp == UnaryOp::Neg) {
+        auto s = integerStride(e->operands[0], var);
+        if (s) return -*s;
+      }
+      return std::nullopt;
+    case ExprKind::Binary: {
+      auto a = integerStride(e->operands[0], var), b = integerStride(e->operands[1], var);
+      if (!a || !b) return std::nullopt;
+      if (e->binaryOp == BinaryOp::Add) return *a + *b;
+      if (e->binaryOp == BinaryOp::Sub) return *a - *b;
+      if (e->binaryOp == BinaryOp::Mul) {
+        if (*a == 0 && e->operands[0]->kind == ExprKind::IntImm) return e->operands[0]->intValue * *b;
+        if (*b == 0 && e->operands[1]->kind == ExprKind::IntImm) return e->operands[1]->intValue * *a;
+      }
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+bool isIntegerLaneValue(const Expr& e, const std::string& var) {
+  std::optional<int64_t> stride = integerStride(e, var);
+  return stride && (*stride == 0 || *stride == 1);
 }
 
 std::optional<ReductionStore> asReduction(const StmtNode& store, const LetBindings& lets) {

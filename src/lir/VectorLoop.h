@@ -23,6 +23,11 @@ Expr inlineLets(const Expr& e, const LetBindings& lets);
 // 1 unit stride, another constant, or nullopt when it is not affine in `var`.
 std::optional<int64_t> strideIn(const Expr& e, const std::string& var);
 bool dependsOn(const Expr& e, const std::string& var);
+// An integer lane value: an index or int32 expression (lets inlined) that is
+// uniform in `var` or moves by exactly one per iteration (e.g. int32(j),
+// i + j + 1). Vector code holds it as int32 lanes: the first lane's value
+// plus 0, 1, 2, ... Index values fit in int32 (range inference checks it).
+bool isIntegerLaneValue(const Expr& e, const std::string& var);
 
 // A store `buf[i] = buf[i] op rest` whose index does not move with the loop:
 // the lanes accumulate `rest` separately and are combined after the loop.

@@ -1,5 +1,6 @@
 // The vectorizer and the vector code it emits: elementwise loops, the four
-// reductions, per-lane selects, the vector math functions and broadcasts, on
+// reductions, per-lane selects (on f32 and on index values), the vector math
+// functions and broadcasts, on
 // AVX-512 (16 lanes) and AVX2 (8 lanes), at sizes that leave partial vectors,
 // each checked against the reference interpreter.
 #include <gtest/gtest.h>
@@ -42,6 +43,12 @@ const VectorCase kCases[] = {
      "def f(float(N,N) A) -> (C) {\n  C(i,j) = exp(A(i,j)) + tanh(A(i,j)) * sigmoid(A(i,j)) + erf(A(i,j)) + "
      "log(fabs(A(i,j)) + 1) + sqrt(fabs(A(i,j))) + rsqrt(fabs(A(i,j)) + 1)\n}\n"},
     {"matmul", "def f(float(N,N) A, float(N,N) B) -> (C) {\n  C(i,j) +=! A(i,k) * B(k,j)\n}\n"},
+    // Integer comparisons per lane: data against the loop index, and guards on the index (the
+    // guarded reads are masked, so the lanes past the edge never load).
+    {"one_hot", "def f(int32(N) Idx) -> (O) {\n  O(i,j) = Idx(i) == j ? 1.0 : 0.0 where j in 0:N\n}\n"},
+    {"index_guards",
+     "def f(float(N,N) A) -> (C) {\n  C(i,j) = (j + 1 < N && j != i) ? A(i,j+1) : (j >= 2 ? A(i,j-2) : -1) "
+     "where j in 0:N\n}\n"},
     {"softmax",
      "def f(float(N,N) X) -> (Y) {\n  m(i) max=! X(i,j)\n  e(i,j) = exp(X(i,j) - m(i))\n  s(i) +=! e(i,j)\n"
      "  Y(i,j) = e(i,j) / s(i)\n}\n"},
@@ -79,9 +86,9 @@ INSTANTIATE_TEST_SUITE_P(All, Vectorize,
                          });
 
 TEST(Vectorize, ExplainsWhatStaysScalar) {
-  // An index comparison per lane (a guarded shifted read) has no vector form yet.
+  // An indirect read (a gather) has no vector form yet.
   te::Program p = front::testing::lowerText(
-      "# sizes: N=64\ndef f(float(N) A) -> (C) {\n  C(i) = (i + 1 < N) ? A(i + 1) : 0 where i in 0:N\n}\n");
+      "# sizes: N=64\ndef f(float(N) A, int32(N) I) -> (C) {\n  C(i) = A(I(i))\n}\n");
   driver::CompiledProgram cp = driver::compile(p, {});
   EXPECT_NE(cp.explanation.find("not vectorized"), std::string::npos) << cp.explanation;
 }
