@@ -69,6 +69,7 @@ class VectorLoopEmitter {
       : os_(os), loop_(loop), scalar_(scalar), v_("tessel_v" + std::to_string(loop.vectorLanes)) {}
 
   void emit(int depth, const std::string& pragma) {
+    if (loop_.accumulatesInRegisters) return emitRegisterTile(depth);
     std::string pad(2 * depth, ' ');
     const Expr& cond = loop_.cond;
     std::string last = scalar_.expr(cond->operands[1]);
@@ -115,6 +116,156 @@ class VectorLoopEmitter {
     Expr index;  // lets inlined: only names bound outside the loop
     BinaryOp op;
   };
+
+  // A vector loop around a nest of sequential loops whose stores accumulate
+  // into elements the nest does not move (lir::registerTile): its vectors
+  // are unrolled (constant trip count), each accumulated element lives in a
+  // register over the whole nest, loaded before it and stored after it.
+  // Lanes past the end accumulate on masked-out (zero) loads and are never
+  // stored.
+  void emitRegisterTile(int depth) {
+    std::string pad(2 * depth, ' ');
+    const Expr& cond = loop_.cond;
+    std::string last = scalar_.expr(cond->operands[1]);
+    if (cond->binaryOp == BinaryOp::Lt) last = "(" + last + " - 1)";
+    std::string end = "tessel_last_" + loop_.name;
+    int lanes = loop_.vectorLanes;
+    // The accumulated elements, in body order (indices with lets inlined).
+    std::vector<Reduction> elements;
+    collectAccumulations(loop_.body[0], {}, elements);
+    int64_t trips = registerTileTrips();
+    int chunks = static_cast<int>((trips + lanes - 1) / lanes);
+    auto chunkScope = [&](std::ostream& os, const std::string& p, int c) {
+      os << p << "const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + " << c * lanes
+         << ";\n";
+      os << p << "const tessel_m" << lanes << " tessel_tail = " << v_ << "_tail(" << end << " - "
+         << loop_.name << " + 1);\n";
+    };
+    os_ << pad << "{\n";
+    os_ << pad << "  const long " << end << " = " << last << ";\n";
+    for (int c = 0; c < chunks; ++c) {
+      os_ << pad << "  " << v_ << " ";
+      for (size_t e = 0; e < elements.size(); ++e) os_ << (e ? ", " : "") << "tessel_racc" << e << "_" << c;
+      os_ << ";\n";
+      os_ << pad << "  {\n";
+      chunkScope(os_, pad + "    ", c);
+      for (size_t e = 0; e < elements.size(); ++e)
+        os_ << pad << "    tessel_racc" << e << "_" << c << " = " << v_ << "_load(&"
+            << scalar_.buffer(elements[e].buffer) << "[" << scalar_.expr(elements[e].index)
+            << "], tessel_tail);\n";
+      os_ << pad << "  }\n";
+    }
+    std::ostringstream nest;
+    registerNest(nest, loop_.body[0], depth + 1, chunks);
+    os_ << nest.str();
+    for (int c = 0; c < chunks; ++c) {
+      os_ << pad << "  {\n";
+      chunkScope(os_, pad + "    ", c);
+      for (size_t e = 0; e < elements.size(); ++e)
+        os_ << pad << "    " << v_ << "_store(&" << scalar_.buffer(elements[e].buffer) << "["
+            << scalar_.expr(elements[e].index) << "], tessel_tail, tessel_racc" << e << "_" << c << ");\n";
+      os_ << pad << "  }\n";
+    }
+    os_ << pad << "}\n";
+  }
+
+  int64_t registerTileTrips() const {
+    const Expr& bound = loop_.cond->operands[1];
+    int64_t trips = -1;
+    if (bound->kind == ExprKind::IntImm && loop_.init->kind == ExprKind::IntImm)
+      trips = bound->intValue - loop_.init->intValue;
+    else if (bound->kind == ExprKind::Binary && bound->binaryOp == BinaryOp::Add)
+      for (int side : {0, 1})
+        if (bound->operands[static_cast<size_t>(1 - side)]->kind == ExprKind::IntImm &&
+            lir::sameExpr(bound->operands[static_cast<size_t>(side)], loop_.init))
+          trips = bound->operands[static_cast<size_t>(1 - side)]->intValue;
+    TESSEL_CHECK(trips >= 0, "emit-c", "register tile without a constant trip count");
+    return trips + (loop_.cond->binaryOp == BinaryOp::Le ? 1 : 0);
+  }
+
+  // The stores under the nest, in the order registerNest meets them.
+  void collectAccumulations(const lir::Stmt& s, lir::LetBindings lets, std::vector<Reduction>& out) {
+    switch (s->kind) {
+      case lir::StmtKind::Block:
+        for (const auto& c : s->body) {
+          if (c->kind == lir::StmtKind::Let)
+            lets[c->name] = lir::inlineLets(c->value, lets);
+          else
+            collectAccumulations(c, lets, out);
+        }
+        return;
+      case lir::StmtKind::For:
+        collectAccumulations(s->body[0], lets, out);
+        return;
+      case lir::StmtKind::Store: {
+        std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
+        TESSEL_CHECK(r.has_value(), "emit-c", "register tile store is not an accumulation");
+        out.push_back({s->name, lir::inlineLets(s->index, lets), r->op});
+        return;
+      }
+      default:
+        throw InternalError("emit-c", "unexpected statement in a register tile");
+    }
+  }
+
+  // The sequential loops of the nest as scalar loops; at the bottom, each
+  // vector of the tile in turn updates its accumulators.
+  void registerNest(std::ostream& os, const lir::Stmt& s, int depth, int chunks) {
+    std::string pad(2 * depth, ' ');
+    if (s->kind == lir::StmtKind::For) {
+      os << pad << "for (long " << s->name << " = " << scalar_.expr(s->init) << "; " << scalar_.expr(s->cond)
+         << "; " << s->name << " += " << scalar_.expr(s->step) << ") {\n";
+      registerNest(os, s->body[0], depth + 1, chunks);
+      os << pad << "}\n";
+      return;
+    }
+    for (int c = 0; c < chunks; ++c) {
+      os << pad << "{\n";
+      os << pad << "  const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + "
+         << c * loop_.vectorLanes << ";\n";
+      os << pad << "  const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_tail(tessel_last_"
+         << loop_.name << " - " << loop_.name << " + 1);\n";
+      int element = 0;
+      lir::LetBindings lets;
+      accumulate(os, s, depth + 1, lets, c, element);
+      os << pad << "}\n";
+    }
+  }
+
+  void accumulate(std::ostream& os, const lir::Stmt& s, int depth, lir::LetBindings& lets, int chunk,
+                  int& element) {
+    std::string pad(2 * depth, ' ');
+    switch (s->kind) {
+      case lir::StmtKind::Block: {
+        lir::LetBindings inner = lets;
+        os << pad << "{\n";
+        for (const auto& c : s->body) accumulate(os, c, depth + 1, inner, chunk, element);
+        os << pad << "}\n";
+        return;
+      }
+      case lir::StmtKind::Let:
+        lets[s->name] = lir::inlineLets(s->value, lets);
+        os << pad << "const long " << s->name << " = " << scalar_.expr(s->value) << ";\n";
+        return;
+      case lir::StmtKind::Store: {
+        currentLets_ = lets;
+        std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
+        TESSEL_CHECK(r.has_value(), "emit-c", "register tile store is not an accumulation");
+        std::string acc = "tessel_racc" + std::to_string(element++) + "_" + std::to_string(chunk);
+        const Expr& x = r->rest;
+        if (r->op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul &&
+            !x->index)
+          os << pad << acc << " = " << v_ << "_fma(" << vec(x->operands[0], "tessel_tail") << ", "
+             << vec(x->operands[1], "tessel_tail") << ", " << acc << ");\n";
+        else
+          os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc
+             << ", tessel_tail, " << vec(x, "tessel_tail") << ");\n";
+        return;
+      }
+      default:
+        throw InternalError("emit-c", "unexpected statement in a register tile");
+    }
+  }
 
   static Expr varNamed(const std::string& name) {
     auto n = std::make_shared<lir::ExprNode>();

@@ -4,6 +4,7 @@
 
 #include "backend/CEmitter.h"
 #include "lir/AstToLir.h"
+#include "lir/RegisterTile.h"
 #include "lir/Vectorize.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
@@ -34,7 +35,7 @@ std::string CompileOptions::toString() const {
 std::vector<std::string> passNames(const TargetStrategy& strategy) {
   std::vector<std::string> names = {"widen-accumulators", "extract"};
   for (const auto& p : strategy.schedulePasses()) names.push_back(p.name);
-  names.insert(names.end(), {"ast", "lir", "vectorize"});
+  names.insert(names.end(), {"ast", "lir", "vectorize", "register-tile"});
   return names;
 }
 
@@ -116,6 +117,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
     if (options.vectorize) out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation);
     if (options.dumpAfter == "vectorize") out.dump = lir::toString(out.kernel);
+    if (options.vectorize) out.kernel = lir::registerTile(out.kernel, out.kernel.vectorIsa, out.explanation);
+    if (options.dumpAfter == "register-tile") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);
   } catch (const isl::exception& e) {
     throw InternalError("isl", e.what());

@@ -1,6 +1,7 @@
 #include "driver/Strategy.h"
 #include "schedule/MarkParallel.h"
 #include "target/cpu/DistributeInnerLoops.h"
+#include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "target/cpu/SinkContiguousMember.h"
 #include "tile/TileBands.h"
@@ -54,6 +55,10 @@ class CpuStrategy final : public TargetStrategy {
         {"mark-vector", false,
          [](const isl::schedule& s, PassContext& c) {
            return target::cpu::markVectorLoops(c.scop, s, c.explain);
+         }},
+        {"mark-unroll-jam", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::markUnrollJamLoops(s, c.explain);
          }},
         {"mark-parallel", false,
          [](const isl::schedule& s, PassContext&) { return schedule::markParallelLoops(s); }},

@@ -2,6 +2,7 @@
 
 #include "lir/LowerStatement.h"
 #include "schedule/MarkParallel.h"
+#include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
 
 namespace tessel::lir {
@@ -14,6 +15,13 @@ isl::ast_node buildAst(const isl::schedule& schedule) {
 
 namespace {
 
+// What the marks above a loop say about it.
+struct LoopMarks {
+  bool parallel = false;
+  VectorHint vector = VectorHint::None;
+  bool unrollJam = false;
+};
+
 class AstTranslator {
  public:
   explicit AstTranslator(const poly::Scop& s) : scop_(s) {}
@@ -21,11 +29,16 @@ class AstTranslator {
   bool checksIndices = false;
 
   // Marks apply to the loop right under them.
-  Stmt node(const isl::ast_node& n, bool parallel = false, VectorHint vector = VectorHint::None) {
+  Stmt node(const isl::ast_node& n, LoopMarks marks = LoopMarks()) {
     if (n.isa<isl::ast_node_for>()) {
       auto f = n.as<isl::ast_node_for>();
       std::string var = f.iterator().as<isl::ast_expr_id>().id().name();
-      return forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), parallel, vector);
+      Stmt loop = forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), marks.parallel,
+                          marks.vector);
+      if (!marks.unrollJam) return loop;
+      auto copy = std::make_shared<StmtNode>(*loop);
+      copy->unrollJam = true;
+      return copy;
     }
     if (n.isa<isl::ast_node_if>()) {
       auto i = n.as<isl::ast_node_if>();
@@ -43,9 +56,11 @@ class AstTranslator {
       // A mark over a loop that the AST generator removed (one iteration)
       // simply has nothing to parallelize or vectorize.
       std::string name = m.id().name();
-      if (name == target::cpu::kVectorMark) return node(m.node(), parallel, VectorHint::Independent);
-      if (name == target::cpu::kVectorReductionMark) return node(m.node(), parallel, VectorHint::Reduction);
-      return node(m.node(), parallel || name == schedule::kParallelMark, vector);
+      if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
+      if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
+      if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;
+      if (name == schedule::kParallelMark) marks.parallel = true;
+      return node(m.node(), marks);
     }
     if (n.isa<isl::ast_node_user>()) return user(n.as<isl::ast_node_user>().expr().as<isl::ast_expr_op>());
     throw InternalError("ast-to-lir", "unexpected AST node");

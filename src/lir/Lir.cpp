@@ -202,10 +202,10 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       for (const auto& c : s->body) printStmt(os, c, depth);
       return;
     case StmtKind::For:
-      os << pad << (s->parallel ? "parallel " : "");
+      os << pad << (s->parallel ? "parallel " : "") << (s->unrollJam ? "unroll-jam " : "");
       if (s->vectorLanes > 0)
         os << "vector<" << s->vectorLanes << (s->vector == VectorHint::Reduction ? ", reduction" : "")
-           << "> ";
+           << (s->accumulatesInRegisters ? ", registers" : "") << "> ";
       os << "for " << s->name << " = ";
       printExpr(os, s->init);
       os << "; ";

@@ -75,6 +75,11 @@ struct StmtNode {
   bool parallel = false;                 // For: iterations may run concurrently
   VectorHint vector = VectorHint::None;  // For
   int vectorLanes = 0;      // For: emitted as SIMD code of this many lanes (set by the vectorizer)
+  bool unrollJam = false;   // For: iterations independent; the register tiler may unroll and jam them
+  // For (vector): its body is a nest of sequential loops whose stores all
+  // accumulate into elements that stay the same over that nest; the C
+  // backend keeps them in registers (set by the register tiler).
+  bool accumulatesInRegisters = false;
   Expr value;               // Let: bound index value; Store: stored value
   Expr index;               // Store: flat element index
   Stmt thenCase, elseCase;  // If (cond in `cond`)

@@ -12,17 +12,6 @@ using te::BinaryOp;
 using te::DType;
 using te::UnaryOp;
 
-bool sameExpr(const Expr& a, const Expr& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->type != b->type || a->index != b->index ||
-      a->intValue != b->intValue || a->floatValue != b->floatValue || a->name != b->name ||
-      a->unaryOp != b->unaryOp || a->binaryOp != b->binaryOp || a->operands.size() != b->operands.size())
-    return false;
-  for (size_t i = 0; i < a->operands.size(); ++i)
-    if (!sameExpr(a->operands[i], b->operands[i])) return false;
-  return true;
-}
-
 bool containsLoad(const Expr& e) {
   if (e->kind == ExprKind::Load) return true;
   for (const auto& o : e->operands)
@@ -207,6 +196,17 @@ class BodyChecker {
 };
 
 }  // namespace
+
+bool sameExpr(const Expr& a, const Expr& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->type != b->type || a->index != b->index ||
+      a->intValue != b->intValue || a->floatValue != b->floatValue || a->name != b->name ||
+      a->unaryOp != b->unaryOp || a->binaryOp != b->binaryOp || a->operands.size() != b->operands.size())
+    return false;
+  for (size_t i = 0; i < a->operands.size(); ++i)
+    if (!sameExpr(a->operands[i], b->operands[i])) return false;
+  return true;
+}
 
 Expr inlineLets(const Expr& e, const LetBindings& lets) {
   if (e->kind == ExprKind::Var) {

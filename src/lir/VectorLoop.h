@@ -17,6 +17,8 @@ namespace tessel::lir {
 using LetBindings = std::map<std::string, Expr>;  // let name -> value with earlier lets inlined
 using BufferTypes = std::map<std::string, te::DType>;
 
+// Structural equality.
+bool sameExpr(const Expr& a, const Expr& b);
 // `e` with the let-bound names replaced by their values.
 Expr inlineLets(const Expr& e, const LetBindings& lets);
 // How far index `e` (lets inlined) moves per iteration of `var`: 0 uniform,

@@ -156,6 +156,42 @@ class Tiler {
   }
 
  private:
+  // Sets isl's "isolate" AST option on `tiles` (a tile band over its point
+  // band, tile loops scaled, point loops unshifted) to the tiles all of whose
+  // points are executed: tile t holds the points t <= p <= t + size - 1.
+  static isl::schedule_node isolateFullTiles(const isl::schedule_node_band& tiles,
+                                             const isl::multi_val& sizes) {
+    isl::union_set domain = schedule::nodeDomain(tiles);
+    isl::multi_union_pw_aff outer = tiles.get_prefix_schedule_multi_union_pw_aff();
+    isl::multi_union_pw_aff tile = tiles.get_partial_schedule();
+    isl::multi_union_pw_aff point = tiles.child(0).as<isl::schedule_node_band>().get_partial_schedule();
+    int nOuter = static_cast<int>(outer.size()), n = static_cast<int>(tile.size());
+    isl::multi_union_pw_aff all = outer.flat_range_product(tile).flat_range_product(point);
+    isl::set executed = isl::union_map::from(all).intersect_domain(domain).range().as_set();
+    auto projectOutPoints = [&](const isl::set& set) {
+      return isl::manage(isl_set_project_out(set.copy(), isl_dim_set, static_cast<unsigned>(nOuter + n),
+                                             static_cast<unsigned>(n)));
+    };
+    // Every point of every tile that has one, executed or not: t <= p <= t + size - 1.
+    isl::set tilesUsed = projectOutPoints(executed);
+    std::string names, box;
+    for (int i = 0; i < nOuter + 2 * n; ++i) names += (i ? ", d" : "d") + std::to_string(i);
+    for (int m = 0; m < n; ++m) {
+      std::string t = "d" + std::to_string(nOuter + m), p = "d" + std::to_string(nOuter + n + m);
+      box += (m ? " and " : "") + t + " <= " + p + " <= " + t + " + " +
+             std::to_string(sizes.at(m).get_num_si() - 1);
+    }
+    isl::set boxes(tiles.ctx(), "{ [" + names + "] : " + box + " }");
+    isl::set points = isl::manage(isl_set_add_dims(tilesUsed.copy(), isl_dim_set, static_cast<unsigned>(n)))
+                          .intersect(boxes);
+    isl::set full = tilesUsed.subtract(projectOutPoints(points.subtract(executed))).coalesce();
+    // { isolate[[outer] -> [tile]] }
+    isl_map* split = isl_map_move_dims(isl_map_from_range(full.release()), isl_dim_in, 0, isl_dim_out, 0,
+                                       static_cast<unsigned>(nOuter));
+    isl::set options = isl::manage(isl_set_set_tuple_name(isl_map_wrap(split), "isolate"));
+    return tiles.set_ast_build_options(isl::union_set(options));
+  }
+
   std::optional<isl::schedule_node> tryTile(const isl::schedule_node_band& band) {
     int64_t line = options_.levels.empty() ? 64 : options_.levels.front().lineBytes;
     BandModel model(scop_, band, line);
@@ -188,12 +224,17 @@ class Tiler {
 
     isl::schedule_node node = band;
     int depth = 0;
-    for (const auto& l : levels) {
+    for (size_t level = 0; level < levels.size(); ++level) {
+      const auto& l = levels[level];
       auto current = node.as<isl::schedule_node_band>();
       isl::multi_val sizes = isl::multi_val::zero(current.get_partial_schedule().get_space());
       for (int m = 0; m < model.members(); ++m)
         sizes = sizes.set_at(m, std::max<int64_t>(l.sizes[static_cast<size_t>(m)], 1));
       node = current.tile(sizes);
+      // The innermost tiles: full ones get loops of constant trip counts
+      // (what the register tiler and the vector code want), partial ones
+      // their own code.
+      if (level + 1 == levels.size()) node = isolateFullTiles(node.as<isl::schedule_node_band>(), sizes);
       node = node.insert_mark(schedule::markId(node.ctx(), tileMarkName(l.level)));
       node = node.child(0).child(0);  // the point band, under the mark and the tile band
       depth += 2;

@@ -52,6 +52,8 @@ child:
 )");
 }
 
+// The innermost tile band carries isl's isolate option: its full tiles (here the k tiles of
+// 2 of 3) get code of their own.
 TEST(ScheduleGolden, MatmulAfterTileWithAPolicy) {
   EXPECT_EQ(
       treeAfter("tile", "S_1: 4@L2/2@L1, *, 2@L1"),
@@ -68,6 +70,7 @@ child:
         schedule: "[{ S0[m, n] -> [(m - (m) mod 2)]; S1[m, n, k] -> [(m - (m) mod 2)] }, { S0[m, n] -> [(n - (n) mod 5)]; S1[m, n, k] -> [(n - (n) mod 5)] }, { S0[m, n] -> [(0)]; S1[m, n, k] -> [(k - (k) mod 2)] }]"
         permutable: 1
         coincident: [ 1, 1, 0 ]
+        options: "{ isolate[[0, 0, i2] -> [i3, 0, 0]] : (i2) mod 3 = 0 and (i3) mod 2 = 0 and 0 <= i2 <= 1 and 0 <= i3 <= 2 }"
         child:
           schedule: "[{ S0[m, n] -> [(m)]; S1[m, n, k] -> [(m)] }, { S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }, { S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
           permutable: 1
@@ -120,38 +123,41 @@ child:
 }
 
 TEST(ScheduleGolden, MatmulAfterMarkParallel) {
-  // Vector marks over the innermost loops (n: independent iterations), then the parallel mark.
+  // Vector marks over the innermost loops (n: independent iterations), the unroll-jam mark over
+  // the loop right above them (m: a register tile), then the parallel mark.
   EXPECT_EQ(
       treeAfter("mark-parallel"),
       R"(domain: "{ S0[m, n] : 0 <= m <= 3 and 0 <= n <= 4; S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 4 and 0 <= k <= 2 }"
 child:
-  mark: "parallel"
+  mark: "unroll_jam"
   child:
-    schedule: "[{ S0[m, n] -> [(m)]; S1[m, n, k] -> [(m)] }]"
-    permutable: 1
-    coincident: [ 1 ]
+    mark: "parallel"
     child:
-      sequence:
-      - filter: "{ S0[m, n] }"
-        child:
-          schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
-          permutable: 1
+      schedule: "[{ S0[m, n] -> [(m)]; S1[m, n, k] -> [(m)] }]"
+      permutable: 1
+      coincident: [ 1 ]
+      child:
+        sequence:
+        - filter: "{ S0[m, n] }"
           child:
-            mark: "vector"
+            schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
+            permutable: 1
             child:
-              schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
-              permutable: 1
-              coincident: [ 1 ]
-      - filter: "{ S1[m, n, k] }"
-        child:
-          schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
-          permutable: 1
+              mark: "vector"
+              child:
+                schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
+                permutable: 1
+                coincident: [ 1 ]
+        - filter: "{ S1[m, n, k] }"
           child:
-            mark: "vector"
+            schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
+            permutable: 1
             child:
-              schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
-              permutable: 1
-              coincident: [ 1 ]
+              mark: "vector"
+              child:
+                schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
+                permutable: 1
+                coincident: [ 1 ]
 )");
 }
 

@@ -1,0 +1,250 @@
+#include "lir/RegisterTile.h"
+
+#include <set>
+
+#include "lir/VectorLoop.h"
+
+namespace tessel::lir {
+
+namespace {
+
+// b - a when it is a constant: equal expressions, x + c against x, or two constants.
+std::optional<int64_t> constantDifference(const Expr& b, const Expr& a) {
+  if (b->kind == ExprKind::IntImm && a->kind == ExprKind::IntImm) return b->intValue - a->intValue;
+  if (sameExpr(b, a)) return 0;
+  if (b->kind == ExprKind::Binary && b->binaryOp == te::BinaryOp::Add && b->index) {
+    for (int side : {0, 1}) {
+      const Expr& c = b->operands[static_cast<size_t>(1 - side)];
+      if (c->kind == ExprKind::IntImm && sameExpr(b->operands[static_cast<size_t>(side)], a))
+        return c->intValue;
+    }
+  }
+  return std::nullopt;
+}
+
+// Iterations of `loop` when it runs a constant number of times with step 1.
+std::optional<int64_t> constantTripCount(const StmtNode& loop) {
+  if (!(loop.step->kind == ExprKind::IntImm && loop.step->intValue == 1)) return std::nullopt;
+  const Expr& c = loop.cond;
+  if (!(c->kind == ExprKind::Binary && (c->binaryOp == te::BinaryOp::Le || c->binaryOp == te::BinaryOp::Lt) &&
+        c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == loop.name))
+    return std::nullopt;
+  std::optional<int64_t> d = constantDifference(c->operands[1], loop.init);
+  if (!d) return std::nullopt;
+  int64_t trips = *d + (c->binaryOp == te::BinaryOp::Le ? 1 : 0);
+  return trips > 0 ? std::optional<int64_t>(trips) : std::nullopt;
+}
+
+// `e` with variable `var` replaced by `var + offset`.
+Expr shifted(const Expr& e, const std::string& var, int64_t offset) {
+  if (!e) return e;
+  if (e->kind == ExprKind::Var && e->name == var) return indexBinary(te::BinaryOp::Add, e, indexImm(offset));
+  if (e->operands.empty()) return e;
+  auto copy = std::make_shared<ExprNode>(*e);
+  for (auto& o : copy->operands) o = shifted(o, var, offset);
+  return copy;
+}
+
+Stmt shifted(const Stmt& s, const std::string& var, int64_t offset) {
+  if (!s) return s;
+  auto copy = std::make_shared<StmtNode>(*s);
+  for (auto& b : copy->body) b = shifted(b, var, offset);
+  for (Expr* e : {&copy->init, &copy->cond, &copy->step, &copy->value, &copy->index})
+    *e = shifted(*e, var, offset);
+  copy->thenCase = shifted(s->thenCase, var, offset);
+  copy->elseCase = shifted(s->elseCase, var, offset);
+  return copy;
+}
+
+std::vector<Stmt> statementsOf(const Stmt& s) {
+  return s->kind == StmtKind::Block ? s->body : std::vector<Stmt>{s};
+}
+
+void collectLoads(const Expr& e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Load) out.insert(e->name);
+  for (const auto& o : e->operands) collectLoads(o, out);
+}
+
+// A nest of sequential loops (each the only statement of its parent) around
+// vector loops whose stores accumulate into elements the nest does not move.
+struct AccumulationNest {
+  std::vector<const StmtNode*> loops;  // outermost first
+  std::vector<Stmt> vectorLoops;
+  int accumulatorsPerRow = 0;  // vectors of accumulators for one iteration of the unrolled loop
+};
+
+class RegisterTiler {
+ public:
+  RegisterTiler(int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {}
+
+  Stmt visit(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::Block: {
+        std::vector<Stmt> body;
+        for (const auto& c : s->body) body.push_back(visit(c));
+        return block(std::move(body));
+      }
+      case StmtKind::If:
+        return ifThenElse(s->cond, visit(s->thenCase), s->elseCase ? visit(s->elseCase) : nullptr);
+      case StmtKind::For: {
+        if (s->unrollJam && s->vectorLanes == 0) {
+          std::string why;
+          if (Stmt tiled = tile(*s, why)) return tiled;
+          explain_ += "loop " + s->name + ": not register-tiled: " + why + "\n";
+        }
+        auto copy = std::make_shared<StmtNode>(*s);
+        copy->body = {visit(s->body[0])};
+        return copy;
+      }
+      default:
+        return s;
+    }
+  }
+
+ private:
+  // The vector loop `v` accumulates, at every statement, into an element
+  // that stays the same over `loops`, unit-stride along the vector.
+  std::string accumulates(const StmtNode& v, const std::vector<const StmtNode*>& loops, int& stores) {
+    if (v.vectorLanes != lanes_) return "a vector loop has another lane count";
+    if (!constantTripCount(v)) return "a vector loop's trip count is not constant";
+    for (const auto* l : loops)
+      if (dependsOn(v.init, l->name) || dependsOn(v.cond, l->name)) return "a vector loop's range moves";
+    LetBindings lets;
+    std::set<std::string> stored, loaded;
+    for (const auto& s : statementsOf(v.body[0])) {
+      if (s->kind == StmtKind::Let) {
+        lets[s->name] = inlineLets(s->value, lets);
+        continue;
+      }
+      if (s->kind != StmtKind::Store) return "a vector loop holds more than lets and stores";
+      std::optional<ReductionStore> r = asReduction(*s, lets);
+      if (!r) return "a store is not an accumulation";
+      Expr index = inlineLets(s->index, lets);
+      for (const auto* l : loops)
+        if (dependsOn(index, l->name)) return "an accumulated element moves with loop " + l->name;
+      std::optional<int64_t> stride = strideIn(index, v.name);
+      if (!stride || *stride != 1) return "an accumulated element is not unit-stride along the vector";
+      if (stored.count(s->name)) return "two accumulations into '" + s->name + "'";
+      stored.insert(s->name);
+      collectLoads(inlineLets(r->rest, lets), loaded);
+      ++stores;
+    }
+    for (const auto& b : stored)
+      if (loaded.count(b)) return "'" + b + "' is read besides its accumulation";
+    return "";
+  }
+
+  std::string nestOf(const StmtNode& top, AccumulationNest& nest) {
+    const StmtNode* node = &top;
+    while (node->kind == StmtKind::For && node->vectorLanes == 0) {
+      if (nest.loops.size() == 4) return "the nest around the vector loops is deeper than 4";
+      nest.loops.push_back(node);
+      std::vector<Stmt> inner = statementsOf(node->body[0]);
+      if (inner.size() == 1 && inner[0]->kind == StmtKind::For && inner[0]->vectorLanes == 0) {
+        node = inner[0].get();
+        continue;
+      }
+      for (const auto& s : inner) {
+        if (s->kind != StmtKind::For || s->vectorLanes == 0) return "the nest holds more than vector loops";
+        int stores = 0;
+        std::string why = accumulates(*s, nest.loops, stores);
+        if (!why.empty()) return why;
+        int64_t trips = *constantTripCount(*s);
+        int64_t chunks = (trips + lanes_ - 1) / lanes_;
+        if (chunks > 4) return "a vector loop is longer than 4 vectors";
+        nest.accumulatorsPerRow += static_cast<int>(chunks) * stores;
+        nest.vectorLoops.push_back(s);
+      }
+      return "";
+    }
+    return "no loop nest around vector loops";
+  }
+
+  Stmt tile(const StmtNode& loop, std::string& why) {
+    std::optional<int64_t> trips = constantTripCount(loop);
+    if (!trips) {
+      why = "its trip count is not constant (a partial tile)";
+      return nullptr;
+    }
+    std::vector<Stmt> body = statementsOf(loop.body[0]);
+    int nestAt = -1;
+    for (size_t i = 0; i < body.size(); ++i)
+      if (body[i]->kind == StmtKind::For && body[i]->vectorLanes == 0) {
+        if (nestAt >= 0) {
+          why = "its body holds two loop nests";
+          return nullptr;
+        }
+        nestAt = static_cast<int>(i);
+      }
+    if (nestAt < 0) {
+      why = "its body holds no sequential loop";
+      return nullptr;
+    }
+    AccumulationNest nest;
+    why = nestOf(*body[static_cast<size_t>(nestAt)], nest);
+    if (!why.empty()) return nullptr;
+    for (const auto* l : nest.loops)
+      if (dependsOn(l->init, loop.name) || dependsOn(l->cond, loop.name)) {
+        why = "loop " + l->name + "'s range moves with it";
+        return nullptr;
+      }
+    // Accumulators, one operand vector and a broadcast must fit the register file.
+    int budget = lanes_ == 16 ? 26 : 12;
+    int rows = 0;
+    for (int r : {8, 6, 4, 3, 2, 1})
+      if (*trips % r == 0 && r * nest.accumulatorsPerRow <= budget) {
+        rows = r;
+        break;
+      }
+    if (rows == 0) {
+      why = std::to_string(nest.accumulatorsPerRow) + " accumulator vectors per row do not fit in registers";
+      return nullptr;
+    }
+    std::vector<Stmt> out;
+    auto copies = [&](const Stmt& s) {
+      for (int r = 0; r < rows; ++r) out.push_back(block({shifted(s, loop.name, r)}));
+    };
+    for (int i = 0; i < nestAt; ++i) copies(body[static_cast<size_t>(i)]);
+    for (const auto& v : nest.vectorLoops) {
+      // The vector loop outside, the nest inside it, the R rows' statements at the bottom.
+      std::vector<Stmt> rowsBody;
+      for (int r = 0; r < rows; ++r) rowsBody.push_back(block({shifted(v->body[0], loop.name, r)}));
+      Stmt inner = block(std::move(rowsBody));
+      for (size_t l = nest.loops.size(); l-- > 0;) {
+        auto k = std::make_shared<StmtNode>(*nest.loops[l]);
+        k->body = {inner};
+        inner = k;
+      }
+      auto outer = std::make_shared<StmtNode>(*v);
+      outer->accumulatesInRegisters = true;
+      outer->body = {inner};
+      out.push_back(outer);
+    }
+    for (size_t i = static_cast<size_t>(nestAt) + 1; i < body.size(); ++i) copies(body[i]);
+    auto tiled = std::make_shared<StmtNode>(loop);
+    tiled->step = indexImm(rows);
+    tiled->body = {block(std::move(out))};
+    explain_ += "loop " + loop.name + ": register tile of " + std::to_string(rows) + " rows x " +
+                std::to_string(nest.accumulatorsPerRow) +
+                " accumulator vector(s), kept in registers over loop" + (nest.loops.size() > 1 ? "s" : "");
+    for (const auto* l : nest.loops) explain_ += " " + l->name;
+    explain_ += "\n";
+    return tiled;
+  }
+
+  int lanes_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& explain) {
+  int lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 0;
+  if (lanes == 0) return kernel;
+  Kernel out = kernel;
+  out.body = RegisterTiler(lanes, explain).visit(kernel.body);
+  return out;
+}
+
+}  // namespace tessel::lir

@@ -1,0 +1,23 @@
+// The register tiler (TTILE's micro-kernels, paper 002; the register level of
+// AKG's tiling): a loop marked unroll-jam whose body ends in a nest of
+// sequential loops around vector loops that accumulate into elements the nest
+// does not move (C[m, n] += A[m, k] * B[k, n] under m, k, n) is unrolled by R
+// and jammed, and the vector loops are moved outside the nest:
+//   for m: for k: vector for n: C[m,n] += ...
+//   -> for m step R: vector for n (registers): for k: C[m+0,n] += ...; ...; C[m+R-1,n] += ...
+// The C backend then keeps the R x (vectors per row) accumulators in registers
+// across the whole nest (loaded before it, stored after it), and the operands
+// shared by the R rows (B[k, n]) are loaded once. R divides the loop's trip
+// count (full tiles) and the accumulators fit the vector register file.
+#pragma once
+
+#include <string>
+
+#include "lir/Lir.h"
+
+namespace tessel::lir {
+
+// `isa`: the kernel's vector ISA ("avx512": 32 registers, "avx2": 16).
+Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& explain);
+
+}  // namespace tessel::lir

@@ -1,0 +1,20 @@
+// Marks the loops the register tiler may unroll and jam (TTILE's register
+// tiles, paper 002; AKG's register level): the last member of a band (split
+// into a band of its own) when it is coincident and the band's subtree holds
+// only the loops of innermost bands, at least one of them marked for vector
+// code. Its iterations carry no dependence, so several of them can be
+// interleaved over the loops below; the LIR register tiler decides whether
+// the loops under it have the shape it keeps in registers.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <string>
+
+namespace tessel::target::cpu {
+
+inline constexpr const char* kUnrollJamMark = "unroll_jam";
+
+isl::schedule markUnrollJamLoops(const isl::schedule& schedule, std::string& explain);
+
+}  // namespace tessel::target::cpu

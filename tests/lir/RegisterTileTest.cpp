@@ -1,0 +1,116 @@
+// The register tiler: full tiles of matmul-like nests are unrolled and jammed
+// with their accumulators kept in registers (AVX-512 and AVX2), partial tiles
+// keep the plain vector code, and both match the reference interpreter at
+// sizes that leave partial tiles and partial vectors.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "runtime/Runner.h"
+#include "target/DetectHost.h"
+#include "tile/TilePolicy.h"
+
+namespace tessel::lir {
+namespace {
+
+target::Hardware machineWith(const std::string& isa) {
+  target::Hardware h = target::detectHost();
+  if (isa == "avx2") std::erase_if(h.isa, [](const std::string& f) { return f.rfind("avx512", 0) == 0; });
+  return h;
+}
+
+bool hostHas(const std::string& isa) {
+  return isa == "avx512" ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
+}
+
+struct Compiled {
+  driver::CompiledProgram cp;
+  bool pass = true;
+  std::string failures;
+};
+
+Compiled compileAndCheck(const std::string& tc, const std::string& isa, const std::string& tiles) {
+  Compiled c;
+  driver::CompileOptions o;
+  o.hardware = machineWith(isa);
+  if (!tiles.empty()) o.tiles = tile::parseTilePolicy(tiles, "test");
+  c.cp = driver::compile(front::testing::lowerText(tc), o);
+  runtime::RunOptions ro;
+  ro.check = true;
+  ro.threads = 2;
+  auto r = runtime::runKernel(c.cp.program, c.cp.cSource, backend::packedEntryName(c.cp.kernel), ro);
+  for (const auto& out : r.outputs)
+    if (!out.pass) {
+      c.pass = false;
+      c.failures += out.tensor + ": " + out.message + "\n";
+    }
+  return c;
+}
+
+const char* const kMatmul = "def f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n";
+
+std::string sized(int m, int n, int k, const char* body) {
+  return "# sizes: M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k) + "\n" +
+         body;
+}
+
+class RegisterTile : public ::testing::TestWithParam<std::string> {};
+
+// Tiles of 8 x 24 x 8: a row is 2 vectors on AVX-512 (the second masked to 8
+// lanes) and 3 on AVX2; 13, 29 and 127 leave partial tiles (their rows are
+// register-tiled by what divides them).
+TEST_P(RegisterTile, MatmulFullAndPartialTiles) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const char* tiles = "S_0: 8@L1, 24@L1; S_1: 8@L1, 24@L1, 8@L1";
+  for (auto [m, n, k] : {std::tuple{16, 24, 8}, {13, 29, 7}, {127, 48, 13}, {1, 24, 1}, {64, 72, 33}}) {
+    Compiled c = compileAndCheck(sized(m, n, k, kMatmul), isa, tiles);
+    EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
+    // Full tiles are isolated from partial ones and get registers (8 rows x 2 vectors on
+    // AVX-512; on AVX2 3 vectors a row leave room for 4 rows). With K < 8 no tile is full.
+    if (m >= 8 && k >= 8) {
+      EXPECT_NE(
+          c.cp.explanation.find(isa == "avx512" ? "register tile of 8 rows" : "register tile of 4 rows"),
+          std::string::npos)
+          << "M=" << m << " N=" << n << " K=" << k << "\n"
+          << c.cp.explanation;
+    }
+  }
+}
+
+// Auto Tiling's tiles, a batch loop outside, and a row count that only 3 divides.
+TEST_P(RegisterTile, AutoTiledAndBatchedNests) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  Compiled mm = compileAndCheck(sized(128, 128, 128, kMatmul), isa, "");
+  EXPECT_TRUE(mm.pass) << mm.failures;
+  EXPECT_NE(mm.cp.explanation.find("register tile of"), std::string::npos) << mm.cp.explanation;
+  Compiled bmm = compileAndCheck(
+      "# sizes: B=3 M=24 N=40 K=17\ndef f(float(B,M,K) X, float(B,K,N) Y) -> (Z) {\n  Z(b,m,n) +=! X(b,m,k) "
+      "* "
+      "Y(b,k,n)\n}\n",
+      isa, "");
+  EXPECT_TRUE(bmm.pass) << bmm.failures;
+  Compiled three = compileAndCheck(sized(9, 16, 5, kMatmul), isa, "S_0: 9@L1, 16@L1; S_1: 9@L1, 16@L1, 5@L1");
+  EXPECT_TRUE(three.pass) << three.failures;
+  EXPECT_NE(three.cp.explanation.find("register tile of 3 rows"), std::string::npos) << three.cp.explanation;
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, RegisterTile, ::testing::Values("avx512", "avx2"));
+
+TEST(RegisterTileExplain, IsolatedPartialTilesAndDumps) {
+  driver::CompileOptions o;
+  o.tiles = tile::parseTilePolicy("S_0: 8@L1, 16@L1; S_1: 8@L1, 16@L1, 8@L1", "test");
+  o.dumpAfter = "register-tile";
+  auto cp = driver::compile(front::testing::lowerText(sized(12, 16, 8, kMatmul)), o);
+  if (cp.kernel.vectorIsa.empty()) GTEST_SKIP() << "no vector ISA on this CPU";
+  // 12 rows in tiles of 8: the full tile by 8 rows, the partial one (isolated: 4 rows) by 4.
+  EXPECT_NE(cp.explanation.find("register tile of 8 rows"), std::string::npos) << cp.explanation;
+  EXPECT_NE(cp.explanation.find("register tile of 4 rows"), std::string::npos) << cp.explanation;
+  EXPECT_NE(cp.dump.find("registers>"), std::string::npos) << cp.dump;
+  EXPECT_NE(cp.dump.find("unroll-jam"), std::string::npos) << cp.dump;
+}
+
+}  // namespace
+}  // namespace tessel::lir
