@@ -44,6 +44,9 @@ static inline tessel_v16 tessel_v16_select(tessel_m16 c, tessel_v16 a, tessel_v1
   return _mm512_mask_blend_ps(c, b, a);
 }
 /* Reduction accumulators: lanes outside the mask keep their value. */
+static inline tessel_v16 tessel_v16_acc_fma(tessel_v16 acc, tessel_m16 m, tessel_v16 a, tessel_v16 b) {
+  return _mm512_mask3_fmadd_ps(a, b, acc, m);
+}
 static inline tessel_v16 tessel_v16_acc_add(tessel_v16 acc, tessel_m16 m, tessel_v16 x) {
   return _mm512_mask_add_ps(acc, m, acc, x);
 }
@@ -127,6 +130,9 @@ static inline tessel_v8 tessel_v8_min(tessel_v8 a, tessel_v8 b) {
 #define tessel_v8_cmp(a, b, predicate) _mm256_castps_si256(_mm256_cmp_ps((a), (b), (predicate)))
 static inline tessel_v8 tessel_v8_select(tessel_m8 c, tessel_v8 a, tessel_v8 b) {
   return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(c));
+}
+static inline tessel_v8 tessel_v8_acc_fma(tessel_v8 acc, tessel_m8 m, tessel_v8 a, tessel_v8 b) {
+  return tessel_v8_select(m, _mm256_fmadd_ps(a, b, acc), acc);
 }
 static inline tessel_v8 tessel_v8_acc_add(tessel_v8 acc, tessel_m8 m, tessel_v8 x) {
   return tessel_v8_select(m, _mm256_add_ps(acc, x), acc);

@@ -314,8 +314,14 @@ class VectorLoopEmitter {
         size_t k = reductions_.size();
         reductions_.push_back({s->name, lir::inlineLets(s->index, lets), r->op});
         std::string acc = "tessel_acc" + std::to_string(k);
-        os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc << ", tessel_tail, "
-           << vec(r->rest, "tessel_tail") << ");\n";
+        const Expr& x = r->rest;
+        if (r->op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul &&
+            !x->index)
+          os << pad << acc << " = " << v_ << "_acc_fma(" << acc << ", tessel_tail, "
+             << vec(x->operands[0], "tessel_tail") << ", " << vec(x->operands[1], "tessel_tail") << ");\n";
+        else
+          os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc
+             << ", tessel_tail, " << vec(x, "tessel_tail") << ");\n";
         return;
       }
       case lir::StmtKind::For:

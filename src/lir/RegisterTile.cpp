@@ -161,6 +161,62 @@ class RegisterTiler {
     return "no loop nest around vector loops";
   }
 
+  // A body ending in one vector reduction loop (a dot product per iteration:
+  // C[m, n] += A[m, k] * B[n, k] vectorized along k): the rows' reductions
+  // are jammed into one vector loop with one accumulator each, so they
+  // share the loads that do not move with the unrolled loop and hide the
+  // latency of each other's chains.
+  Stmt tileReductions(const StmtNode& loop, int64_t trips, const std::vector<Stmt>& body, std::string& why) {
+    const Stmt& v = body.back();
+    LetBindings lets;
+    int stores = 0;
+    for (const auto& s : statementsOf(v->body[0])) {
+      if (s->kind == StmtKind::Let) {
+        lets[s->name] = inlineLets(s->value, lets);
+        continue;
+      }
+      if (s->kind != StmtKind::Store || !asReduction(*s, lets)) {
+        why = "the vector reduction loop holds more than lets and reductions";
+        return nullptr;
+      }
+      if (!dependsOn(inlineLets(s->index, lets), loop.name)) {
+        why = "the reduced element does not move with the loop";
+        return nullptr;
+      }
+      ++stores;
+    }
+    if (dependsOn(v->init, loop.name) || dependsOn(v->cond, loop.name)) {
+      why = "the vector loop's range moves with it";
+      return nullptr;
+    }
+    int budget = lanes_ == 16 ? 16 : 8;
+    int rows = 0;
+    for (int r : {8, 6, 4, 3, 2})
+      if (trips % r == 0 && r * stores <= budget) {
+        rows = r;
+        break;
+      }
+    if (rows == 0) {
+      why = "no unroll factor divides its trip count";
+      return nullptr;
+    }
+    std::vector<Stmt> out;
+    for (size_t i = 0; i + 1 < body.size(); ++i)
+      for (int r = 0; r < rows; ++r) out.push_back(block({shifted(body[i], loop.name, r)}));
+    std::vector<Stmt> jammed;
+    for (int r = 0; r < rows; ++r) jammed.push_back(block({shifted(v->body[0], loop.name, r)}));
+    auto vector = std::make_shared<StmtNode>(*v);
+    vector->body = {block(std::move(jammed))};
+    out.push_back(vector);
+    auto tiled = std::make_shared<StmtNode>(loop);
+    tiled->step = indexImm(rows);
+    tiled->body = {block(std::move(out))};
+    explain_ += "loop " + loop.name + ": " + std::to_string(rows) +
+                " iterations jammed into vector reduction loop " + v->name + " (" +
+                std::to_string(rows * stores) + " accumulators)\n";
+    return tiled;
+  }
+
   Stmt tile(const StmtNode& loop, std::string& why) {
     std::optional<int64_t> trips = constantTripCount(loop);
     if (!trips) {
@@ -168,6 +224,9 @@ class RegisterTiler {
       return nullptr;
     }
     std::vector<Stmt> body = statementsOf(loop.body[0]);
+    const Stmt& last = body.back();
+    if (last->kind == StmtKind::For && last->vectorLanes == lanes_ && last->vector == VectorHint::Reduction)
+      return tileReductions(loop, *trips, body, why);
     int nestAt = -1;
     for (size_t i = 0; i < body.size(); ++i)
       if (body[i]->kind == StmtKind::For && body[i]->vectorLanes == 0) {

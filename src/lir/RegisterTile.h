@@ -8,7 +8,9 @@
 // The C backend then keeps the R x (vectors per row) accumulators in registers
 // across the whole nest (loaded before it, stored after it), and the operands
 // shared by the R rows (B[k, n]) are loaded once. R divides the loop's trip
-// count (full tiles) and the accumulators fit the vector register file.
+// count (full tiles) and the accumulators fit the vector register file. Over
+// a vector reduction loop (C[m, n] += A[m, k] * B[n, k] along k) R
+// iterations are jammed into that loop instead, one accumulator each.
 #pragma once
 
 #include <string>

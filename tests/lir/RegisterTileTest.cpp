@@ -97,6 +97,25 @@ TEST_P(RegisterTile, AutoTiledAndBatchedNests) {
   EXPECT_NE(three.cp.explanation.find("register tile of 3 rows"), std::string::npos) << three.cp.explanation;
 }
 
+// C(m, n) += A(m, k) * B(n, k) vectorizes along k (a dot product per
+// element): rows of n are jammed into one vector reduction loop, one
+// accumulator each; partial tiles and partial vectors at odd sizes.
+TEST_P(RegisterTile, DotProductsJammedIntoOneVectorReduction) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const char* nt = "def f(float(M,K) A, float(N,K) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(n,k)\n}\n";
+  const char* tiles = "S_0: 4@L1, 8@L1; S_1: 4@L1, 8@L1, 40@L1";
+  for (auto [m, n, k] : {std::tuple{4, 8, 40}, {7, 13, 43}, {12, 24, 100}, {1, 1, 1}}) {
+    Compiled c = compileAndCheck(sized(m, n, k, nt), isa, tiles);
+    EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
+    if (n >= 8) {
+      EXPECT_NE(c.cp.explanation.find("8 iterations jammed into vector reduction loop"), std::string::npos)
+          << "M=" << m << " N=" << n << " K=" << k << "\n"
+          << c.cp.explanation;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, RegisterTile, ::testing::Values("avx512", "avx2"));
 
 TEST(RegisterTileExplain, IsolatedPartialTilesAndDumps) {

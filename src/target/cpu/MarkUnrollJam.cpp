@@ -11,23 +11,31 @@ namespace tessel::target::cpu {
 
 namespace {
 
-bool isVectorMark(const isl::schedule_node& node) {
-  if (!node.isa<isl::schedule_node_mark>()) return false;
-  std::string name = isl::manage(isl_schedule_node_mark_get_id(node.get())).name();
-  return name == kVectorMark || name == kVectorReductionMark;
+std::string markName(const isl::schedule_node& node) {
+  if (!node.isa<isl::schedule_node_mark>()) return "";
+  return isl::manage(isl_schedule_node_mark_get_id(node.get())).name();
 }
 
-// Bands on the deepest path below `node` (`node` excluded); sets `vector`
-// when a vector mark is among them.
-int bandDepthBelow(const isl::schedule_node& node, bool& vector) {
+// What lies below a band: the bands on the deepest path, and the vector marks.
+struct Below {
   int depth = 0;
+  bool vector = false;     // a "vector" mark
+  bool reduction = false;  // a "vector_reduction" mark
+};
+
+Below bandsBelow(const isl::schedule_node& node) {
+  Below below;
   for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
     isl::schedule_node child = node.child(i);
-    if (isVectorMark(child)) vector = true;
-    int d = bandDepthBelow(child, vector) + (child.isa<isl::schedule_node_band>() ? 1 : 0);
-    depth = std::max(depth, d);
+    std::string mark = markName(child);
+    below.vector = below.vector || mark == kVectorMark;
+    below.reduction = below.reduction || mark == kVectorReductionMark;
+    Below inner = bandsBelow(child);
+    below.vector = below.vector || inner.vector;
+    below.reduction = below.reduction || inner.reduction;
+    below.depth = std::max(below.depth, inner.depth + (child.isa<isl::schedule_node_band>() ? 1 : 0));
   }
-  return depth;
+  return below;
 }
 
 class UnrollJamMarker {
@@ -49,14 +57,14 @@ class UnrollJamMarker {
   }
 
  private:
-  // The last member is coincident and right above innermost loops (a
-  // reduction loop nest of up to three loops, then the vector loop).
+  // The last member is coincident and right above innermost loops: a
+  // nest of up to four sequential loops around vector loops, or a vector
+  // reduction loop.
   static bool candidate(const isl::schedule_node_band& band) {
     int n = static_cast<int>(band.n_member());
     if (n == 0 || !band.member_get_coincident(n - 1)) return false;
-    bool vector = false;
-    int depth = bandDepthBelow(band, vector);
-    return vector && depth >= 2 && depth <= 5;
+    Below below = bandsBelow(band);
+    return (below.vector && below.depth >= 2 && below.depth <= 5) || (below.reduction && below.depth == 1);
   }
 
   static std::string statements(const isl::schedule_node& node) {
