@@ -77,6 +77,14 @@ TEST(TileBands, SmallBandsAndStreamingBandsAreNotTiled) {
   EXPECT_NE(streaming.explanation.find("not tiled: tiles save less"), std::string::npos)
       << streaming.explanation;
   EXPECT_EQ(streaming.scheduleYaml.find("tile_L1"), std::string::npos);
+  // A bias row is reused by every row, but stays cached while rows stream: no tiles.
+  te::Program bias = front::testing::lowerText(
+      "# sizes: M=1024 N=2048\ndef f(float(M,N) X, float(N) B) -> (O) {\n  O(m,n) = fmax(X(m,n) + B(n), "
+      "0)\n}\n");
+  auto biased = compileWith(bias, "", machine(48 << 10, 2 << 20, 2));
+  EXPECT_NE(biased.explanation.find("streaming without tiles: 8 B/instance"), std::string::npos)
+      << biased.explanation;
+  EXPECT_EQ(biased.scheduleYaml.find("tile_L1"), std::string::npos) << biased.explanation;
 }
 
 TEST(TileBands, TilingOffLeavesBandsAlone) {
