@@ -74,8 +74,8 @@ struct StmtNode {
   Expr init, cond, step;                 // For: for (name = init; cond; name += step)
   bool parallel = false;                 // For: iterations may run concurrently
   VectorHint vector = VectorHint::None;  // For
-  int vectorLanes = 0;      // For: emitted as SIMD code of this many lanes (set by the vectorizer)
-  bool unrollJam = false;   // For: iterations independent; the register tiler may unroll and jam them
+  int vectorLanes = 0;     // For: emitted as SIMD code of this many lanes (set by the vectorizer)
+  bool unrollJam = false;  // For: iterations independent; the register tiler may unroll and jam them
   // For (vector): its body is a nest of sequential loops whose stores all
   // accumulate into elements that stay the same over that nest; the C
   // backend keeps them in registers (set by the register tiler).

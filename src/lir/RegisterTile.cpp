@@ -8,33 +8,6 @@ namespace tessel::lir {
 
 namespace {
 
-// b - a when it is a constant: equal expressions, x + c against x, or two constants.
-std::optional<int64_t> constantDifference(const Expr& b, const Expr& a) {
-  if (b->kind == ExprKind::IntImm && a->kind == ExprKind::IntImm) return b->intValue - a->intValue;
-  if (sameExpr(b, a)) return 0;
-  if (b->kind == ExprKind::Binary && b->binaryOp == te::BinaryOp::Add && b->index) {
-    for (int side : {0, 1}) {
-      const Expr& c = b->operands[static_cast<size_t>(1 - side)];
-      if (c->kind == ExprKind::IntImm && sameExpr(b->operands[static_cast<size_t>(side)], a))
-        return c->intValue;
-    }
-  }
-  return std::nullopt;
-}
-
-// Iterations of `loop` when it runs a constant number of times with step 1.
-std::optional<int64_t> constantTripCount(const StmtNode& loop) {
-  if (!(loop.step->kind == ExprKind::IntImm && loop.step->intValue == 1)) return std::nullopt;
-  const Expr& c = loop.cond;
-  if (!(c->kind == ExprKind::Binary && (c->binaryOp == te::BinaryOp::Le || c->binaryOp == te::BinaryOp::Lt) &&
-        c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == loop.name))
-    return std::nullopt;
-  std::optional<int64_t> d = constantDifference(c->operands[1], loop.init);
-  if (!d) return std::nullopt;
-  int64_t trips = *d + (c->binaryOp == te::BinaryOp::Le ? 1 : 0);
-  return trips > 0 ? std::optional<int64_t>(trips) : std::nullopt;
-}
-
 // `e` with variable `var` replaced by `var + offset`.
 Expr shifted(const Expr& e, const std::string& var, int64_t offset) {
   if (!e) return e;

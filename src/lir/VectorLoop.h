@@ -39,6 +39,9 @@ struct ReductionStore {
 };
 std::optional<ReductionStore> asReduction(const StmtNode& store, const LetBindings& lets);
 
+// Iterations of `loop` when it runs a constant number of times with step 1.
+std::optional<int64_t> constantTripCount(const StmtNode& loop);
+
 // The value the lanes of a reduction start from.
 double reductionIdentity(te::BinaryOp op);
 

@@ -25,6 +25,10 @@ class Vectorizer {
       case StmtKind::For: {
         if (s->vector != VectorHint::None && lanes_ > 0) {
           std::string why = whyNotVectorizable(*s, buffers_);
+          // A vector with a handful of active lanes costs more than the scalar iterations.
+          std::optional<int64_t> trips = constantTripCount(*s);
+          if (why.empty() && trips && *trips < 4)
+            why = "it runs only " + std::to_string(*trips) + " iteration" + (*trips == 1 ? "" : "s");
           if (why.empty()) {
             auto copy = std::make_shared<StmtNode>(*s);
             copy->vectorLanes = lanes_;

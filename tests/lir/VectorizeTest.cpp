@@ -91,6 +91,14 @@ TEST(Vectorize, ExplainsWhatStaysScalar) {
       "# sizes: N=64\ndef f(float(N) A, int32(N) I) -> (C) {\n  C(i) = A(I(i))\n}\n");
   driver::CompiledProgram cp = driver::compile(p, {});
   EXPECT_NE(cp.explanation.find("not vectorized"), std::string::npos) << cp.explanation;
+  // A 2-wide window: two active lanes of 16 cost more than two scalar iterations.
+  te::Program window = front::testing::lowerText(
+      "# sizes: N=64\ndef f(float(N,2) A) -> (C) {\n  C(i) +=! A(i, k) where k in 0:2\n}\n");
+  driver::CompiledProgram w = driver::compile(window, {});
+  if (!w.kernel.vectorIsa.empty() || w.explanation.find("vector") != std::string::npos) {
+    EXPECT_NE(w.explanation.find("not vectorized: it runs only 2 iterations"), std::string::npos)
+        << w.explanation;
+  }
 }
 
 TEST(Vectorize, OffMeansScalarCode) {
