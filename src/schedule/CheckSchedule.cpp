@@ -80,27 +80,29 @@ isl::schedule withoutMarks(const isl::schedule& schedule) {
   return schedule.root().map_descendant_bottom_up(visit).schedule();
 }
 
+isl::schedule_node_band recomputeCoincidence(const poly::Scop& scop, isl::schedule_node_band band) {
+  // Only dependences between instances that reach this band and share its
+  // outer schedule can be carried here.
+  // (The C++ bindings have no accessor for a node's domain.)
+  isl::union_set here = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::union_map live = scop.deps.validity().intersect_domain(here).intersect_range(here).eq_at(
+      band.prefix_schedule_multi_union_pw_aff());
+  isl::multi_union_pw_aff partial = band.partial_schedule();
+  for (unsigned i = 0; i < band.n_member(); ++i) {
+    isl::multi_union_pw_aff member(partial.at(static_cast<int>(i)));
+    isl::union_map time = isl::union_map::from(member);
+    isl::union_set distances = live.apply_domain(time).apply_range(time).deltas();
+    bool coincident = distances.is_empty() || distances.is_subset(isl::union_set(band.ctx(), "{ [0] }"));
+    band = band.member_set_coincident(static_cast<int>(i), coincident);
+    live = live.eq_at(member);
+  }
+  return band;
+}
+
 isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& schedule) {
-  isl::union_map deps = scop.deps.validity();
   auto visit = [&](isl::schedule_node node) -> isl::schedule_node {
     if (!node.isa<isl::schedule_node_band>()) return node;
-    auto band = node.as<isl::schedule_node_band>();
-    // Only dependences between instances that reach this band and share its
-    // outer schedule can be carried here.
-    // (The C++ bindings have no accessor for a node's domain.)
-    isl::union_set here = isl::manage(isl_schedule_node_get_domain(node.get()));
-    isl::union_map live =
-        deps.intersect_domain(here).intersect_range(here).eq_at(node.prefix_schedule_multi_union_pw_aff());
-    isl::multi_union_pw_aff partial = band.partial_schedule();
-    for (unsigned i = 0; i < band.n_member(); ++i) {
-      isl::multi_union_pw_aff member(partial.at(static_cast<int>(i)));
-      isl::union_map time = isl::union_map::from(member);
-      isl::union_set distances = live.apply_domain(time).apply_range(time).deltas();
-      bool coincident = distances.is_empty() || distances.is_subset(isl::union_set(node.ctx(), "{ [0] }"));
-      band = band.member_set_coincident(static_cast<int>(i), coincident);
-      live = live.eq_at(member);
-    }
-    return band;
+    return recomputeCoincidence(scop, node.as<isl::schedule_node_band>());
   };
   return schedule.root().map_descendant_bottom_up(visit).schedule();
 }

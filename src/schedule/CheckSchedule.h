@@ -23,5 +23,7 @@ isl::schedule withoutMarks(const isl::schedule& schedule);
 // dependences, so a hand-edited "coincident" can never parallelize a loop
 // that carries a dependence.
 isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& schedule);
+// One band's members, in their current order.
+isl::schedule_node_band recomputeCoincidence(const poly::Scop& scop, isl::schedule_node_band band);
 
 }  // namespace tessel::schedule

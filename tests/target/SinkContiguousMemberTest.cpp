@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "backend/CEmitter.h"
 #include "driver/Compile.h"
+#include "runtime/Runner.h"
 
 namespace tessel::target::cpu {
 namespace {
@@ -39,6 +41,38 @@ TEST(SinkContiguousMember, RowReductionReadsRows) {
   std::string e = explained("# sizes: N=512\ndef f(float(N,N) A) -> (S) {\n  S(i) +=! A(i,j)\n}\n");
   EXPECT_EQ(e.find("made innermost"), std::string::npos) << e;
   EXPECT_NE(e.find("vector_reduction"), std::string::npos) << e;
+}
+
+// A member that moves outward can carry what its inner neighbour carried:
+// with the band [j, i] (i coincident: the dependence (1, 1) is carried by j),
+// sinking j makes i outermost, where it carries the dependence. Copied flags
+// marked it parallel (a race: wrong results on 2 threads); they are recomputed.
+TEST(SinkContiguousMember, CoincidenceIsRecomputedAfterThePermutation) {
+  te::Program p = front::testing::lowerText(
+      "# sizes: N=64\ndef f(float(N,N) A) -> (T, U) {\n  T(i, j) = A(i, j)\n  U(i, j) = (i >= 1 && j >= 1) ? "
+      "T(i - 1, j - 1) : 0 where i in 0:N, j in 0:N\n}\n");
+  driver::CompileOptions o;
+  o.autoTiling = false;
+  o.schedule = driver::CompileOptions::ScheduleFile{
+      "test",
+      R"(domain: "{ S0[i, j] : 0 <= i <= 63 and 0 <= j <= 63; S1[i, j] : 0 <= i <= 63 and 0 <= j <= 63 }"
+child:
+  schedule: "[{ S0[i, j] -> [(j)]; S1[i, j] -> [(j)] }, { S0[i, j] -> [(i)]; S1[i, j] -> [(i)] }]"
+  permutable: 1
+  child:
+    sequence:
+    - filter: "{ S0[i, j] }"
+    - filter: "{ S1[i, j] }"
+)"};
+  driver::CompiledProgram cp = driver::compile(p, o);
+  EXPECT_NE(cp.explanation.find("member 0 made innermost"), std::string::npos) << cp.explanation;
+  std::string lir = lir::toString(cp.kernel);
+  EXPECT_EQ(lir.find("parallel for c0"), std::string::npos) << lir;
+  runtime::RunOptions ro;
+  ro.check = true;
+  ro.threads = 2;
+  auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+  for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << out.tensor << ": " << out.message;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "schedule/CheckSchedule.h"
 #include "schedule/TreeQueries.h"
 #include "tile/BandModel.h"
 
@@ -98,12 +99,12 @@ class Sinker {
     isl::union_pw_aff_list members(band.ctx(), n);
     for (int m : order) members = members.add(schedule.at(m));
     isl::multi_union_pw_aff permuted(schedule.get_space(), members);
-    std::vector<bool> coincident;
-    for (int m : order) coincident.push_back(band.member_get_coincident(m));
-
     isl::schedule_node node = isl::manage(isl_schedule_node_delete(band.copy()));
     auto sunk = node.insert_partial_schedule(permuted).as<isl::schedule_node_band>().set_permutable(1);
-    for (int m = 0; m < n; ++m) sunk = sunk.member_set_coincident(m, coincident[static_cast<size_t>(m)]);
+    // Coincidence depends on the members outside: a member that moves outward
+    // can carry dependences its old inner neighbour carried, so the flags are
+    // recomputed rather than copied (parallel and unroll-jam marks read them).
+    sunk = schedule::recomputeCoincidence(scop_, sunk);
     explain_ += "band over";
     for (const auto& s : model.statements()) explain_ += " " + s;
     std::ostringstream lines;
