@@ -1,5 +1,12 @@
 #include "lir/AstToLir.h"
 
+#include <isl/ast.h>
+#include <isl/ast_build.h>
+#include <isl/schedule_node.h>
+
+#include <cstdint>
+#include <string>
+
 #include "lir/LowerStatement.h"
 #include "schedule/MarkParallel.h"
 #include "target/cpu/MarkUnrollJam.h"
@@ -7,10 +14,65 @@
 
 namespace tessel::lir {
 
+namespace {
+
+// The loop a mark applies to is the one isl generates for the band right
+// under it; isl names it c<d>, d the band's schedule depth. isl drops a loop
+// of one iteration, and its mark would then fall on the next loop inside (a
+// "parallel" mark on a reduction loop: a race), so such marks are dropped.
+// Before the AST is built, every mark's id is replaced by one with the same
+// name that carries d + 1 as its user pointer (ids are unique per name and
+// pointer, so they print as before).
+isl::schedule marksWithDepths(const isl::schedule& schedule) {
+  auto visit = [](isl::schedule_node node) -> isl::schedule_node {
+    if (!node.isa<isl::schedule_node_mark>()) return node;
+    isl_id* id = isl_schedule_node_mark_get_id(node.get());
+    std::string name = isl_id_get_name(id);
+    isl_id_free(id);
+    intptr_t depth = isl_schedule_node_get_schedule_depth(node.get());
+    isl_id* tagged = isl_id_alloc(node.ctx().get(), name.c_str(), reinterpret_cast<void*>(depth + 1));
+    node = isl::manage(isl_schedule_node_delete(node.release()));
+    return isl::manage(isl_schedule_node_insert_mark(node.release(), tagged));
+  };
+  return schedule.root().map_descendant_bottom_up(visit).schedule();
+}
+
+isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*) {
+  isl_id* id = isl_ast_node_mark_get_id(mark);
+  intptr_t depth = reinterpret_cast<intptr_t>(isl_id_get_user(id)) - 1;
+  isl_id_free(id);
+  if (depth < 0) return mark;
+  isl_ast_node* child = isl_ast_node_mark_get_node(mark);
+  isl_ast_node* under = isl_ast_node_copy(child);
+  while (under && isl_ast_node_get_type(under) == isl_ast_node_mark) {
+    isl_ast_node* next = isl_ast_node_mark_get_node(under);
+    isl_ast_node_free(under);
+    under = next;
+  }
+  bool loopHere = false;
+  if (under && isl_ast_node_get_type(under) == isl_ast_node_for) {
+    isl_ast_expr* iterator = isl_ast_node_for_get_iterator(under);
+    isl_id* name = isl_ast_expr_get_id(iterator);
+    loopHere = name && std::string(isl_id_get_name(name)) == "c" + std::to_string(depth);
+    isl_id_free(name);
+    isl_ast_expr_free(iterator);
+  }
+  isl_ast_node_free(under);
+  if (loopHere) {
+    isl_ast_node_free(child);
+    return mark;
+  }
+  isl_ast_node_free(mark);
+  return child;
+}
+
+}  // namespace
+
 isl::ast_node buildAst(const isl::schedule& schedule) {
   isl::ctx ctx = schedule.ctx();
   isl::ast_build build = isl::ast_build::from_context(isl::set(ctx, "{ : }"));
-  return build.node_from(schedule);
+  build = isl::manage(isl_ast_build_set_after_each_mark(build.release(), dropMarksOfRemovedLoops, nullptr));
+  return build.node_from(marksWithDepths(schedule));
 }
 
 namespace {

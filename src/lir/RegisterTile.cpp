@@ -78,11 +78,15 @@ class RegisterTiler {
  private:
   // The vector loop `v` accumulates, at every statement, into an element
   // that stays the same over `loops`, unit-stride along the vector.
-  std::string accumulates(const StmtNode& v, const std::vector<const StmtNode*>& loops, int& stores) {
+  std::string accumulates(const StmtNode& v, const std::vector<const StmtNode*>& loops,
+                          const std::string& unrolled, int& stores) {
     if (v.vectorLanes != lanes_) return "a vector loop has another lane count";
     if (!constantTripCount(v)) return "a vector loop's trip count is not constant";
     for (const auto* l : loops)
       if (dependsOn(v.init, l->name) || dependsOn(v.cond, l->name)) return "a vector loop's range moves";
+    // The rows share one vector range (emitted once) and own their elements.
+    if (dependsOn(v.init, unrolled) || dependsOn(v.cond, unrolled))
+      return "a vector loop's range moves with the unrolled loop";
     LetBindings lets;
     std::set<std::string> stored, loaded;
     for (const auto& s : statementsOf(v.body[0])) {
@@ -98,6 +102,7 @@ class RegisterTiler {
         if (dependsOn(index, l->name)) return "an accumulated element moves with loop " + l->name;
       std::optional<int64_t> stride = strideIn(index, v.name);
       if (!stride || *stride != 1) return "an accumulated element is not unit-stride along the vector";
+      if (!dependsOn(index, unrolled)) return "an accumulated element does not move with the unrolled loop";
       if (stored.count(s->name)) return "two accumulations into '" + s->name + "'";
       stored.insert(s->name);
       collectLoads(inlineLets(r->rest, lets), loaded);
@@ -108,7 +113,7 @@ class RegisterTiler {
     return "";
   }
 
-  std::string nestOf(const StmtNode& top, AccumulationNest& nest) {
+  std::string nestOf(const StmtNode& top, const std::string& unrolled, AccumulationNest& nest) {
     const StmtNode* node = &top;
     while (node->kind == StmtKind::For && node->vectorLanes == 0) {
       if (nest.loops.size() == 4) return "the nest around the vector loops is deeper than 4";
@@ -121,7 +126,7 @@ class RegisterTiler {
       for (const auto& s : inner) {
         if (s->kind != StmtKind::For || s->vectorLanes == 0) return "the nest holds more than vector loops";
         int stores = 0;
-        std::string why = accumulates(*s, nest.loops, stores);
+        std::string why = accumulates(*s, nest.loops, unrolled, stores);
         if (!why.empty()) return why;
         int64_t trips = *constantTripCount(*s);
         int64_t chunks = (trips + lanes_ - 1) / lanes_;
@@ -214,7 +219,7 @@ class RegisterTiler {
       return nullptr;
     }
     AccumulationNest nest;
-    why = nestOf(*body[static_cast<size_t>(nestAt)], nest);
+    why = nestOf(*body[static_cast<size_t>(nestAt)], loop.name, nest);
     if (!why.empty()) return nullptr;
     for (const auto* l : nest.loops)
       if (dependsOn(l->init, loop.name) || dependsOn(l->cond, loop.name)) {
