@@ -133,8 +133,9 @@ class VectorLoopEmitter {
     // The accumulated elements, in body order (indices with lets inlined).
     std::vector<Reduction> elements;
     collectAccumulations(loop_.body[0], {}, elements);
-    int64_t trips = registerTileTrips();
-    int chunks = static_cast<int>((trips + lanes - 1) / lanes);
+    std::optional<int64_t> trips = lir::constantTripCount(loop_);
+    TESSEL_CHECK(trips.has_value(), "emit-c", "register tile without a constant trip count");
+    int chunks = static_cast<int>((*trips + lanes - 1) / lanes);
     auto chunkScope = [&](std::ostream& os, const std::string& p, int c) {
       os << p << "const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + " << c * lanes
          << ";\n";
@@ -167,20 +168,6 @@ class VectorLoopEmitter {
       os_ << pad << "  }\n";
     }
     os_ << pad << "}\n";
-  }
-
-  int64_t registerTileTrips() const {
-    const Expr& bound = loop_.cond->operands[1];
-    int64_t trips = -1;
-    if (bound->kind == ExprKind::IntImm && loop_.init->kind == ExprKind::IntImm)
-      trips = bound->intValue - loop_.init->intValue;
-    else if (bound->kind == ExprKind::Binary && bound->binaryOp == BinaryOp::Add)
-      for (int side : {0, 1})
-        if (bound->operands[static_cast<size_t>(1 - side)]->kind == ExprKind::IntImm &&
-            lir::sameExpr(bound->operands[static_cast<size_t>(side)], loop_.init))
-          trips = bound->operands[static_cast<size_t>(1 - side)]->intValue;
-    TESSEL_CHECK(trips >= 0, "emit-c", "register tile without a constant trip count");
-    return trips + (loop_.cond->binaryOp == BinaryOp::Le ? 1 : 0);
   }
 
   // The stores under the nest, in the order registerNest meets them.

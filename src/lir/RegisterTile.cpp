@@ -33,12 +33,6 @@ std::vector<Stmt> statementsOf(const Stmt& s) {
   return s->kind == StmtKind::Block ? s->body : std::vector<Stmt>{s};
 }
 
-void collectLoads(const Expr& e, std::set<std::string>& out) {
-  if (!e) return;
-  if (e->kind == ExprKind::Load) out.insert(e->name);
-  for (const auto& o : e->operands) collectLoads(o, out);
-}
-
 // A nest of sequential loops (each the only statement of its parent) around
 // vector loops whose stores accumulate into elements the nest does not move.
 struct AccumulationNest {

@@ -19,11 +19,6 @@ bool containsLoad(const Expr& e) {
   return false;
 }
 
-void collectLoads(const Expr& e, std::set<std::string>& buffers) {
-  if (e->kind == ExprKind::Load) buffers.insert(e->name);
-  for (const auto& o : e->operands) collectLoads(o, buffers);
-}
-
 class BodyChecker {
  public:
   BodyChecker(const StmtNode& loop, const BufferTypes& buffers) : loop_(loop), buffers_(buffers) {}
@@ -196,6 +191,11 @@ class BodyChecker {
 };
 
 }  // namespace
+
+void collectLoads(const Expr& e, std::set<std::string>& buffers) {
+  if (e->kind == ExprKind::Load) buffers.insert(e->name);
+  for (const auto& o : e->operands) collectLoads(o, buffers);
+}
 
 bool sameExpr(const Expr& a, const Expr& b) {
   if (a == b) return true;

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "lir/Lir.h"
@@ -17,6 +18,8 @@ namespace tessel::lir {
 using LetBindings = std::map<std::string, Expr>;  // let name -> value with earlier lets inlined
 using BufferTypes = std::map<std::string, te::DType>;
 
+// The buffers `e` loads from.
+void collectLoads(const Expr& e, std::set<std::string>& buffers);
 // Structural equality.
 bool sameExpr(const Expr& a, const Expr& b);
 // `e` with the let-bound names replaced by their values.
