@@ -231,6 +231,23 @@ bool dependsOn(const Expr& e, const std::string& var) {
   return false;
 }
 
+namespace {
+
+// The stride of `e` (a + b, a - b, or a product with a constant) from its
+// operands' strides.
+std::optional<int64_t> combinedStride(const ExprNode& e, std::optional<int64_t> a, std::optional<int64_t> b) {
+  if (!a || !b) return std::nullopt;
+  if (e.binaryOp == BinaryOp::Add) return *a + *b;
+  if (e.binaryOp == BinaryOp::Sub) return *a - *b;
+  if (e.binaryOp == BinaryOp::Mul) {
+    if (*a == 0 && e.operands[0]->kind == ExprKind::IntImm) return e.operands[0]->intValue * *b;
+    if (*b == 0 && e.operands[1]->kind == ExprKind::IntImm) return e.operands[1]->intValue * *a;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<int64_t> strideIn(const Expr& e, const std::string& var) {
   if (!dependsOn(e, var)) return 0;
   switch (e->kind) {
@@ -242,18 +259,9 @@ std::optional<int64_t> strideIn(const Expr& e, const std::string& var) {
         if (s) return -*s;
       }
       return std::nullopt;
-    case ExprKind::Binary: {
+    case ExprKind::Binary:
       if (!e->index) return std::nullopt;
-      auto a = strideIn(e->operands[0], var), b = strideIn(e->operands[1], var);
-      if (!a || !b) return std::nullopt;
-      if (e->binaryOp == BinaryOp::Add) return *a + *b;
-      if (e->binaryOp == BinaryOp::Sub) return *a - *b;
-      if (e->binaryOp == BinaryOp::Mul) {
-        if (*a == 0 && e->operands[0]->kind == ExprKind::IntImm) return e->operands[0]->intValue * *b;
-        if (*b == 0 && e->operands[1]->kind == ExprKind::IntImm) return e->operands[1]->intValue * *a;
-      }
-      return std::nullopt;
-    }
+      return combinedStride(*e, strideIn(e->operands[0], var), strideIn(e->operands[1], var));
     default:
       return std::nullopt;
   }
@@ -276,17 +284,8 @@ std::optional<int64_t> integerStride(const Expr& e, const std::string& var) {
         if (s) return -*s;
       }
       return std::nullopt;
-    case ExprKind::Binary: {
-      auto a = integerStride(e->operands[0], var), b = integerStride(e->operands[1], var);
-      if (!a || !b) return std::nullopt;
-      if (e->binaryOp == BinaryOp::Add) return *a + *b;
-      if (e->binaryOp == BinaryOp::Sub) return *a - *b;
-      if (e->binaryOp == BinaryOp::Mul) {
-        if (*a == 0 && e->operands[0]->kind == ExprKind::IntImm) return e->operands[0]->intValue * *b;
-        if (*b == 0 && e->operands[1]->kind == ExprKind::IntImm) return e->operands[1]->intValue * *a;
-      }
-      return std::nullopt;
-    }
+    case ExprKind::Binary:
+      return combinedStride(*e, integerStride(e->operands[0], var), integerStride(e->operands[1], var));
     default:
       return std::nullopt;
   }
