@@ -5,24 +5,17 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/VectorIsa.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/Runner.h"
-#include "target/DetectHost.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::lir {
 namespace {
 
-target::Hardware machineWith(const std::string& isa) {
-  target::Hardware h = target::detectHost();
-  if (isa == "avx2") std::erase_if(h.isa, [](const std::string& f) { return f.rfind("avx512", 0) == 0; });
-  return h;
-}
-
-bool hostHas(const std::string& isa) {
-  return isa == "avx512" ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
-}
+using testing::hostHas;
+using testing::machineWith;
 
 struct Compiled {
   driver::CompiledProgram cp;

@@ -6,24 +6,16 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/VectorIsa.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/Runner.h"
-#include "target/DetectHost.h"
 
 namespace tessel::lir {
 namespace {
 
-// The host, or the host without AVX-512 so the AVX2 path is taken.
-target::Hardware machineWith(const std::string& isa) {
-  target::Hardware h = target::detectHost();
-  if (isa == "avx2") std::erase_if(h.isa, [](const std::string& f) { return f.rfind("avx512", 0) == 0; });
-  return h;
-}
-
-bool hostHas(const std::string& isa) {
-  return isa == "avx512" ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
-}
+using testing::hostHas;
+using testing::machineWith;
 
 struct VectorCase {
   const char* name;
