@@ -24,6 +24,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
   cmd->add_option("--vectorize", args.vectorize,
                   "on: SIMD code (AVX-512 or AVX2) for the loops that allow it; off: scalar loops only")
       ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--promote", args.promote,
+                  "auto: copy reused operand tiles into contiguous per-thread buffers (packing) where the "
+                  "cost model expects a gain; all: wherever legal; off: read operands in place")
+      ->check(CLI::IsMember({"auto", "all", "off"}));
   cmd->add_option("--tiles", args.tiles,
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
   cmd->add_option("--hardware", args.hardwareFile,
@@ -43,6 +47,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
+  o.promotion = driver::parsePromotion(args.promote);
   o.scheduleTimeLimit = std::chrono::milliseconds(static_cast<int64_t>(args.scheduleTimeLimitSeconds * 1000));
   if (!args.tiles.empty()) {
     bool fromFile = args.tiles[0] == '@';

@@ -16,6 +16,7 @@ struct ProgramArgs {
   std::string scheduleFile;
   std::string tiling = "auto";
   std::string vectorize = "on";
+  std::string promote = "auto";
   std::string tiles;         // policy text, or @FILE
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -159,12 +160,19 @@ class Emitter {
       case lir::StmtKind::Store:
         os_ << pad << storeText(s) << "\n";
         return;
+      case lir::StmtKind::Alloc: {
+        const lir::BufferDecl& b = locals_.at(s->name);
+        os_ << pad << storageCType(b.dtype) << " " << cName(b.name) << "[" << b.numElements()
+            << "] __attribute__((aligned(64)));\n";
+        return;
+      }
     }
   }
 
   void setBuffers(const lir::Kernel& k) {
-    for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries})
+    for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries, &k.locals})
       for (const auto& b : *list) dtypes_[b.name] = b.dtype;
+    for (const auto& b : k.locals) locals_.emplace(b.name, b);
   }
 
  private:
@@ -334,6 +342,7 @@ class Emitter {
 
   std::ostream& os_;
   std::map<std::string, DType> dtypes_;
+  std::map<std::string, lir::BufferDecl> locals_;
 };
 
 std::string signature(const lir::Kernel& k, bool withNames) {

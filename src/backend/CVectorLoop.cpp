@@ -312,6 +312,7 @@ class VectorLoopEmitter {
         return;
       }
       case lir::StmtKind::For:
+      case lir::StmtKind::Alloc:
         break;
     }
     throw InternalError("emit-c", "unexpected statement in a vector loop");

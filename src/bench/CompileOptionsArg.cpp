@@ -11,7 +11,8 @@ namespace tessel::bench {
 namespace {
 
 constexpr const char* kOrigin = "--options";
-constexpr const char* kExpected = "fusion=min|smart|max, tiling=auto|off, vectorize=on|off or tiles=POLICY";
+constexpr const char* kExpected =
+    "fusion=min|smart|max, tiling=auto|off, vectorize=on|off, promote=auto|all|off or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -42,7 +43,7 @@ class OptionListParser {
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
-      if (key != "fusion" && key != "tiling" && key != "vectorize" && key != "tiles")
+      if (key != "fusion" && key != "tiling" && key != "vectorize" && key != "promote" && key != "tiles")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
@@ -58,6 +59,8 @@ class OptionListParser {
         if (value != "on" && value != "off")
           fail(valueStart, "bad vectorize '" + value + "' (expected vectorize=on or vectorize=off)");
         options.vectorize = value == "on";
+      } else if (key == "promote") {
+        options.promotion = located(valueStart, [&] { return driver::parsePromotion(value); });
       } else {
         options.tiles = tilePolicy(value, valueStart);
       }

@@ -21,6 +21,7 @@ std::string CompileOptions::toString() const {
   if (schedule) s += " schedule=" + schedule->origin;
   s += autoTiling ? " tiling=auto" : " tiling=off";
   if (!vectorize) s += " vectorize=off";
+  if (promotion != Promotion::Auto) s += std::string(" promote=") + promotionName(promotion);
   if (!tiles.empty()) {
     std::string policy = tiles.toString();
     std::replace(policy.begin(), policy.end(), '\n', ';');
@@ -30,6 +31,25 @@ std::string CompileOptions::toString() const {
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
     s += " schedule-time-limit=" + std::to_string(scheduleTimeLimit.count()) + "ms";
   return s;
+}
+
+const char* promotionName(CompileOptions::Promotion p) {
+  switch (p) {
+    case CompileOptions::Promotion::Auto:
+      return "auto";
+    case CompileOptions::Promotion::All:
+      return "all";
+    case CompileOptions::Promotion::Off:
+      return "off";
+  }
+  return "?";
+}
+
+CompileOptions::Promotion parsePromotion(const std::string& text) {
+  for (auto p :
+       {CompileOptions::Promotion::Auto, CompileOptions::Promotion::All, CompileOptions::Promotion::Off})
+    if (text == promotionName(p)) return p;
+  userError("bad promotion '" + text + "' (expected auto, all or off)");
 }
 
 std::vector<std::string> passNames(const TargetStrategy& strategy) {
@@ -68,10 +88,11 @@ isl::schedule userSchedule(const poly::Scop& scop, isl::ctx ctx, const CompileOp
 
 // A user's tree can be well-formed yet unusable for code generation (a band
 // that drops instances): that is their input's fault, not an internal error.
-isl::ast_node astFor(const isl::schedule& schedule, const CompileOptions& options) {
-  if (!options.schedule) return lir::buildAst(schedule);
+lir::GeneratedAst astFor(const isl::schedule& schedule, const poly::Scop& scop,
+                         const target::PromotionPlan& promotions, const CompileOptions& options) {
+  if (!options.schedule) return lir::buildAst(schedule, scop, promotions);
   try {
-    return lir::buildAst(schedule);
+    return lir::buildAst(schedule, scop, promotions);
   } catch (const isl::exception& e) {
     userError("the schedule in " + options.schedule->origin + " cannot be compiled: " + e.what());
   }
@@ -103,17 +124,18 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
     target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
-    PassContext context{scop, options, host, out.explanation, out.warnings};
+    target::PromotionPlan promotions;
+    PassContext context{scop, options, host, out.explanation, out.warnings, promotions};
     for (const auto& pass : passes) {
       bool replaced = pass.isScheduler && options.schedule;
       schedule = replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(schedule, context);
       if (options.dumpAfter == pass.name) out.dump = poly::scheduleToYaml(schedule);
     }
     out.scheduleYaml = poly::scheduleToYaml(schedule);
-    isl::ast_node ast = astFor(schedule, options);
-    out.astC = ast.to_C_str();
+    lir::GeneratedAst ast = astFor(schedule, scop, promotions, options);
+    out.astC = ast.root.to_C_str();
     if (options.dumpAfter == "ast") out.dump = out.astC;
-    out.kernel = lir::astToLir(lowered, scop, ast);
+    out.kernel = lir::astToLir(lowered, scop, ast, promotions);
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
     if (options.vectorize) out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation);
     if (options.dumpAfter == "vectorize") out.dump = lir::toString(out.kernel);

@@ -3,6 +3,7 @@
 #include "target/cpu/DistributeInnerLoops.h"
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
+#include "target/cpu/PromoteOperands.h"
 #include "target/cpu/SinkContiguousMember.h"
 #include "tile/TileBands.h"
 
@@ -55,6 +56,14 @@ class CpuStrategy final : public TargetStrategy {
         {"mark-vector", false,
          [](const isl::schedule& s, PassContext& c) {
            return target::cpu::markVectorLoops(c.scop, s, c.explain);
+         }},
+        {"promote", false,
+         [](const isl::schedule& s, PassContext& c) {
+           if (c.options.promotion == CompileOptions::Promotion::Off) return s;
+           target::cpu::PromotionOptions po;
+           po.levels = tilingOptions(c).levels;
+           po.ignoreCost = c.options.promotion == CompileOptions::Promotion::All;
+           return target::cpu::promoteOperands(c.scop, s, po, c.promotions, c.explain);
          }},
         {"mark-unroll-jam", false,
          [](const isl::schedule& s, PassContext& c) {

@@ -27,9 +27,18 @@ struct CompileOptions {
   bool autoTiling = true;  // Auto Tiling for bands the tile policy does not cover
   tile::TilePolicy tiles;  // --tiles: the user's tiling policy
   bool vectorize = true;   // SIMD code for the loops the schedule marks vectorizable
+  // Copying reused operand tiles into contiguous local buffers: where the
+  // cost model expects a gain (auto), wherever it is legal (all: for testing
+  // the copies), or never.
+  enum class Promotion { Auto, All, Off };
+  Promotion promotion = Promotion::Auto;
   // The machine to compile for; absent = the host, detected when compiling.
   std::optional<target::Hardware> hardware;
   std::string toString() const;
 };
+
+const char* promotionName(CompileOptions::Promotion p);  // "auto", "all", "off"
+// UserError naming `text` when it is none of the names.
+CompileOptions::Promotion parsePromotion(const std::string& text);
 
 }  // namespace tessel::driver

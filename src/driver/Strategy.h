@@ -8,6 +8,7 @@
 
 #include "driver/Options.h"
 #include "poly/Scop.h"
+#include "target/Promotion.h"
 
 namespace tessel::driver {
 
@@ -19,6 +20,7 @@ struct PassContext {
   const target::Hardware& hardware;
   std::string& explain;
   std::vector<std::string>& warnings;  // shown to the user whatever the flags
+  target::PromotionPlan& promotions;   // what the promotion pass marked, for code generation
 };
 
 struct SchedulePass {

@@ -5,6 +5,8 @@
 #include <isl/schedule_node.h>
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "lir/LowerStatement.h"
@@ -68,11 +70,95 @@ isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*)
 
 }  // namespace
 
-isl::ast_node buildAst(const isl::schedule& schedule) {
+namespace {
+
+std::string rangeTupleName(const isl::map& m) {
+  return isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_out)).name();
+}
+
+// What the AST generation callbacks share: the promotion instances found so
+// far, and for each promotion mark being generated, its instance (or -1).
+struct AstGeneration {
+  const poly::Scop& scop;
+  const target::PromotionPlan& plan;
+  std::vector<PromotionInstance> promotions;
+  std::vector<long> open;
+};
+
+// Where the boxes of the site's tensors lie in the tiles the build is at.
+// Any isl failure leaves a tensor unpromoted here (its reads stay correct).
+PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_build* build) {
+  PromotionInstance instance;
+  instance.site = site;
+  isl::union_map tileToInstances;
+  try {
+    tileToInstances = isl::manage(isl_ast_build_get_schedule(build)).reverse();
+  } catch (const isl::exception&) {
+    instance.offsets.resize(g.plan.sites[site].tensors.size());
+    return instance;
+  }
+  for (const auto& tensor : g.plan.sites[site].tensors) {
+    std::vector<isl::ast_expr> offsets;
+    try {
+      isl::union_map reads = isl::union_map::empty(g.scop.reads.ctx());
+      g.scop.reads.intersect_domain(tileToInstances.range()).foreach_map([&](isl::map m) {
+        if (rangeTupleName(m) == tensor.tensor) reads = reads.unite(m);
+      });
+      isl::union_map footprint = tileToInstances.apply_range(reads);
+      if (!footprint.is_empty()) {
+        isl::fixed_box box = footprint.as_map().range_simple_fixed_box_hull();
+        bool fits = box.is_valid();
+        isl::multi_val size = fits ? box.size() : isl::multi_val();
+        for (unsigned d = 0; fits && d < tensor.box.size(); ++d)
+          fits = size.at(static_cast<int>(d)).num_si() <= tensor.box[d];
+        isl::multi_aff offset = fits ? box.offset() : isl::multi_aff();
+        for (unsigned d = 0; fits && d < tensor.box.size(); ++d) {
+          isl::pw_aff start(offset.at(static_cast<int>(d)));
+          offsets.push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, start.release())));
+        }
+      }
+    } catch (const isl::exception&) {
+      offsets.clear();
+    }
+    instance.offsets.push_back(offsets);
+  }
+  return instance;
+}
+
+isl_stat beforeEachMark(isl_id* mark, isl_ast_build* build, void* user) {
+  auto& g = *static_cast<AstGeneration*>(user);
+  std::optional<size_t> site = g.plan.siteOfMark(isl_id_get_name(mark));
+  if (!site) return isl_stat_ok;
+  g.promotions.push_back(placePromotion(g, *site, build));
+  g.open.push_back(static_cast<long>(g.promotions.size()) - 1);
+  return isl_stat_ok;
+}
+
+isl_ast_node* afterEachMark(isl_ast_node* mark, isl_ast_build* build, void* user) {
+  auto& g = *static_cast<AstGeneration*>(user);
+  isl_id* id = isl_ast_node_mark_get_id(mark);
+  bool promotion = g.plan.siteOfMark(isl_id_get_name(id)).has_value();
+  isl_id_free(id);
+  if (!promotion) return dropMarksOfRemovedLoops(mark, build, nullptr);
+  long instance = g.open.back();
+  g.open.pop_back();
+  // The annotation names the instance: its user pointer is the index + 1.
+  isl_id* annotation =
+      isl_id_alloc(isl_ast_node_get_ctx(mark), "promotion", reinterpret_cast<void*>(instance + 1));
+  return isl_ast_node_set_annotation(mark, annotation);
+}
+
+}  // namespace
+
+GeneratedAst buildAst(const isl::schedule& schedule, const poly::Scop& scop,
+                      const target::PromotionPlan& plan) {
   isl::ctx ctx = schedule.ctx();
+  AstGeneration g{scop, plan, {}, {}};
   isl::ast_build build = isl::ast_build::from_context(isl::set(ctx, "{ : }"));
-  build = isl::manage(isl_ast_build_set_after_each_mark(build.release(), dropMarksOfRemovedLoops, nullptr));
-  return build.node_from(marksWithDepths(schedule));
+  build = isl::manage(isl_ast_build_set_before_each_mark(build.release(), beforeEachMark, &g));
+  build = isl::manage(isl_ast_build_set_after_each_mark(build.release(), afterEachMark, &g));
+  isl::ast_node root = build.node_from(marksWithDepths(schedule));
+  return {root, std::move(g.promotions)};
 }
 
 namespace {
@@ -86,9 +172,11 @@ struct LoopMarks {
 
 class AstTranslator {
  public:
-  explicit AstTranslator(const poly::Scop& s) : scop_(s) {}
+  AstTranslator(const poly::Scop& s, const GeneratedAst& ast, const target::PromotionPlan& plan)
+      : scop_(s), ast_(ast), plan_(plan) {}
 
   bool checksIndices = false;
+  std::map<std::string, BufferDecl> locals;  // the promotion buffers, by name
 
   // Marks apply to the loop right under them.
   Stmt node(const isl::ast_node& n, LoopMarks marks = LoopMarks()) {
@@ -118,6 +206,7 @@ class AstTranslator {
       // A mark over a loop that the AST generator removed (one iteration)
       // simply has nothing to parallelize or vectorize.
       std::string name = m.id().name();
+      if (auto site = plan_.siteOfMark(name)) return promotion(m, *site, marks);
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
       if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
       if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;
@@ -135,7 +224,63 @@ class AstTranslator {
     const poly::Statement& s = scop_.statement(name);
     std::vector<Expr> values;
     for (unsigned k = 1; k < call.n_arg(); ++k) values.push_back(expr(call.arg(static_cast<int>(k))));
-    return lowerStatementInstance(scop_, s, values, checksIndices);
+    return lowerStatementInstance(scop_, s, values, promoted_, checksIndices);
+  }
+
+  // The site's copies, then its subtree reading them.
+  Stmt promotion(const isl::ast_node_mark& mark, size_t site, LoopMarks marks) {
+    isl_id* annotation = isl_ast_node_get_annotation(mark.get());
+    if (!annotation) return node(mark.node(), marks);
+    auto index = reinterpret_cast<intptr_t>(isl_id_get_user(annotation)) - 1;
+    isl_id_free(annotation);
+    const PromotionInstance& instance = ast_.promotions.at(static_cast<size_t>(index));
+    PromotedReads outer = promoted_;
+    std::vector<Stmt> stmts;
+    for (size_t k = 0; k < instance.offsets.size(); ++k) {
+      if (instance.offsets[k].empty()) continue;
+      const target::PromotedTensor& p = plan_.sites[site].tensors[k];
+      const te::TensorDecl& t = scop_.program->tensor(p.tensor);
+      locals.emplace(p.buffer, BufferDecl{p.buffer, t.dtype, p.box});
+      stmts.push_back(alloc(p.buffer));
+      std::vector<Expr> offsets;
+      for (size_t d = 0; d < p.box.size(); ++d) {
+        std::string name = p.buffer + "_o" + std::to_string(d);
+        stmts.push_back(let(name, expr(instance.offsets[k][d])));
+        offsets.push_back(indexVar(name));
+      }
+      stmts.push_back(copyIn(p, t, offsets));
+      promoted_[p.tensor] = PromotedRead{p.buffer, offsets, p.box};
+    }
+    stmts.push_back(node(mark.node(), marks));
+    promoted_ = outer;
+    return block(std::move(stmts));
+  }
+
+  // buffer[l] = tensor[offsets + l] over the box, clipped to the tensor: the
+  // box may reach past its edges, where nothing is read.
+  static Stmt copyIn(const target::PromotedTensor& p, const te::TensorDecl& t,
+                     const std::vector<Expr>& offsets) {
+    using B = te::BinaryOp;
+    Expr source = indexImm(0), target = indexImm(0);
+    std::vector<std::string> vars;
+    for (size_t d = 0; d < p.box.size(); ++d) {
+      vars.push_back(p.buffer + "_" + std::to_string(d));
+      Expr l = indexVar(vars.back());
+      Expr element = indexBinary(B::Add, offsets[d], l);
+      source =
+          d == 0 ? element : indexBinary(B::Add, indexBinary(B::Mul, source, indexImm(t.shape[d])), element);
+      target = d == 0 ? l : indexBinary(B::Add, indexBinary(B::Mul, target, indexImm(p.box[d])), l);
+    }
+    Stmt body = store(p.buffer, target, load(t.name, t.dtype, source));
+    for (size_t d = p.box.size(); d-- > 0;) {
+      Expr lo = indexBinary(B::Max, indexImm(0), indexNeg(offsets[d]));
+      Expr hi =
+          indexBinary(B::Min, indexImm(p.box[d]), indexBinary(B::Sub, indexImm(t.shape[d]), offsets[d]));
+      bool innermost = d + 1 == p.box.size();
+      body = forLoop(vars[d], lo, indexBinary(B::Lt, indexVar(vars[d]), hi), indexImm(1), body, false,
+                     innermost ? VectorHint::Independent : VectorHint::None);
+    }
+    return body;
   }
 
   Expr expr(const isl::ast_expr& e) {
@@ -177,6 +322,9 @@ class AstTranslator {
   }
 
   const poly::Scop& scop_;
+  const GeneratedAst& ast_;
+  const target::PromotionPlan& plan_;
+  PromotedReads promoted_;  // the reads redirected by the promotion marks above
 };
 
 std::vector<BufferDecl> decls(const std::vector<const te::TensorDecl*>& ts) {
@@ -187,15 +335,17 @@ std::vector<BufferDecl> decls(const std::vector<const te::TensorDecl*>& ts) {
 
 }  // namespace
 
-Kernel astToLir(const te::Program& program, const poly::Scop& scop, const isl::ast_node& ast) {
-  AstTranslator t(scop);
+Kernel astToLir(const te::Program& program, const poly::Scop& scop, const GeneratedAst& ast,
+                const target::PromotionPlan& plan) {
+  AstTranslator t(scop, ast, plan);
   Kernel k;
   k.name = program.name;
   k.inputs = decls(program.inputs());
   k.outputs = decls(program.outputs());
   k.temporaries = decls(program.temporaries());
-  k.body = t.node(ast);
+  k.body = t.node(ast.root);
   k.checksIndices = t.checksIndices;
+  for (const auto& [name, decl] : t.locals) k.locals.push_back(decl);
   return k;
 }
 

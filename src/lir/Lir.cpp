@@ -131,6 +131,12 @@ Stmt store(const std::string& buffer, Expr index, Expr value) {
   return n;
 }
 
+Stmt alloc(const std::string& buffer) {
+  auto n = stmt(StmtKind::Alloc);
+  n->name = buffer;
+  return n;
+}
+
 int64_t BufferDecl::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
@@ -237,6 +243,9 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       printExpr(os, s->value);
       os << "\n";
       return;
+    case StmtKind::Alloc:
+      os << pad << "alloc " << s->name << "\n";
+      return;
   }
 }
 }  // namespace
@@ -252,6 +261,7 @@ std::string toString(const Kernel& k) {
   decls("in", k.inputs);
   decls("out", k.outputs);
   decls("temp", k.temporaries);
+  decls("local", k.locals);
   printStmt(os, k.body, 1);
   return os.str();
 }

@@ -55,7 +55,9 @@ Expr binary(te::BinaryOp op, te::DType t, Expr a, Expr b);
 Expr select(te::DType t, Expr c, Expr a, Expr b);
 Expr cast(te::DType t, Expr x);  // value cast; from an index expression gives a value
 
-enum class StmtKind { Block, For, If, Let, Store };
+// Alloc declares one of the kernel's local buffers (Kernel::locals) for the
+// rest of its enclosing block: inside a parallel loop, each thread has its own.
+enum class StmtKind { Block, For, If, Let, Store, Alloc };
 
 // What the schedule proved about a loop's iterations, for the vectorizer.
 enum class VectorHint {
@@ -70,7 +72,7 @@ using Stmt = std::shared_ptr<const StmtNode>;
 struct StmtNode {
   StmtKind kind;
   std::vector<Stmt> body;                // Block
-  std::string name;                      // For: loop variable; Let: bound name; Store: buffer
+  std::string name;                      // For: loop variable; Let: bound name; Store, Alloc: buffer
   Expr init, cond, step;                 // For: for (name = init; cond; name += step)
   bool parallel = false;                 // For: iterations may run concurrently
   VectorHint vector = VectorHint::None;  // For
@@ -91,6 +93,7 @@ Stmt forLoop(const std::string& var, Expr init, Expr cond, Expr step, Stmt body,
 Stmt ifThenElse(Expr cond, Stmt thenCase, Stmt elseCase);
 Stmt let(const std::string& name, Expr value);  // index binding, visible to the rest of the enclosing block
 Stmt store(const std::string& buffer, Expr index, Expr value);
+Stmt alloc(const std::string& buffer);  // a buffer of Kernel::locals
 
 struct BufferDecl {
   std::string name;
@@ -106,6 +109,9 @@ struct Kernel {
   std::vector<BufferDecl> inputs;
   std::vector<BufferDecl> outputs;
   std::vector<BufferDecl> temporaries;
+  // Small scratch buffers (promoted tiles) the body declares where it uses
+  // them with Alloc statements, on the stack of the thread that runs them.
+  std::vector<BufferDecl> locals;
   Stmt body;
   bool checksIndices = false;  // body contains CheckedIndex: the kernel reports bad indices
   std::string vectorIsa;       // "avx512", "avx2" or "" (scalar): the ISA of vectorized loops

@@ -1,5 +1,7 @@
 #include "lir/LowerStatement.h"
 
+#include <algorithm>
+
 namespace tessel::lir {
 
 std::string indexVarName(const std::string& v) { return "v_" + v; }
@@ -8,8 +10,11 @@ namespace {
 
 class InstanceLowering {
  public:
-  InstanceLowering(const poly::Scop& scop, bool& checksIndices)
-      : program_(*scop.program), checkedReads_(scop.checkedReads), checksIndices_(checksIndices) {}
+  InstanceLowering(const poly::Scop& scop, const PromotedReads& promoted, bool& checksIndices)
+      : program_(*scop.program),
+        checkedReads_(scop.checkedReads),
+        promoted_(promoted),
+        checksIndices_(checksIndices) {}
 
   Expr value(const te::Expr& e) {
     switch (e->kind) {
@@ -19,7 +24,13 @@ class InstanceLowering {
         return cast(te::DType::I32, indexVar(indexVarName(e->name)));
       case te::ExprKind::Access: {
         const te::TensorDecl& t = program_.tensor(e->name);
-        return load(e->name, t.dtype, flatIndex(t, e->operands, checkedReads_.count(e.get()) > 0));
+        bool checked = checkedReads_.count(e.get()) > 0;
+        auto p = promoted_.find(e->name);
+        if (p != promoted_.end() && !checked &&
+            std::all_of(e->operands.begin(), e->operands.end(),
+                        [](const te::Expr& i) { return te::toAffine(i).has_value(); }))
+          return load(p->second.buffer, t.dtype, promotedIndex(p->second, t, e->operands));
+        return load(e->name, t.dtype, flatIndex(t, e->operands, checked));
       }
       case te::ExprKind::Unary:
         return unary(e->unaryOp, e->type, value(e->operands[0]));
@@ -46,6 +57,19 @@ class InstanceLowering {
   }
 
  private:
+  Expr promotedIndex(const PromotedRead& p, const te::TensorDecl& t, const std::vector<te::Expr>& indices) {
+    TESSEL_CHECK(indices.size() == p.offsets.size() && indices.size() == p.box.size(), "lower-statement",
+                 "rank mismatch on the promoted copy of " + t.name);
+    Expr flat = indexImm(0);
+    for (size_t d = 0; d < indices.size(); ++d) {
+      Expr i = indexBinary(te::BinaryOp::Sub, index(indices[d], t.shape[d], false), p.offsets[d]);
+      flat = d == 0 ? i
+                    : indexBinary(te::BinaryOp::Add, indexBinary(te::BinaryOp::Mul, flat, indexImm(p.box[d])),
+                                  i);
+    }
+    return flat;
+  }
+
   // Affine indices are in bounds when extraction proved them so (range
   // inference for unguarded reads, isl under the guard for guarded ones);
   // anything else is checked at run time, so a bad index reports an error
@@ -69,6 +93,7 @@ class InstanceLowering {
 
   const te::Program& program_;
   const std::set<const te::ExprNode*>& checkedReads_;
+  const PromotedReads& promoted_;
   bool& checksIndices_;
 };
 
@@ -101,7 +126,8 @@ Expr storable(te::DType bufferType, Expr v) {
 }  // namespace
 
 Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& statement,
-                            const std::vector<Expr>& dimValues, bool& checksIndices) {
+                            const std::vector<Expr>& dimValues, const PromotedReads& promoted,
+                            bool& checksIndices) {
   const te::Program& program = *scop.program;
   TESSEL_CHECK(dimValues.size() == statement.dims.size(), "lower-statement",
                "wrong number of values for " + statement.name);
@@ -111,7 +137,7 @@ Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& state
   for (size_t d = 0; d < dimValues.size(); ++d)
     stmts.push_back(let(indexVarName(statement.dims[d]), dimValues[d]));
 
-  InstanceLowering lower(scop, checksIndices);
+  InstanceLowering lower(scop, promoted, checksIndices);
   std::vector<te::Expr> lhs;
   for (const auto& v : stage.indices) lhs.push_back(te::var(v));
   Expr target = lower.flatIndex(out, lhs);

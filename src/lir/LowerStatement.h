@@ -3,6 +3,8 @@
 // plain assignment) into the output tensor.
 #pragma once
 
+#include <map>
+
 #include "lir/Lir.h"
 #include "poly/Scop.h"
 
@@ -11,9 +13,19 @@ namespace tessel::lir {
 // Name of the lir variable holding te index variable `v`.
 std::string indexVarName(const std::string& v);
 
-// `checksIndices` is set when the instance reads through an index checked at
-// run time (indirect, or not provable in range under its guard).
+// A tensor read from a promoted copy of its footprint in the current tile:
+// its element e is element e - offsets of `buffer`, row-major over `box`.
+struct PromotedRead {
+  std::string buffer;
+  std::vector<Expr> offsets;  // one per tensor dimension
+  std::vector<int64_t> box;
+};
+using PromotedReads = std::map<std::string, PromotedRead>;  // by tensor name
+
+// Affine reads of the tensors in `promoted` go to their buffers. `checksIndices` is set when the instance
+// reads through an index checked at run time (indirect, or not provable in range under its guard).
 Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& statement,
-                            const std::vector<Expr>& dimValues, bool& checksIndices);
+                            const std::vector<Expr>& dimValues, const PromotedReads& promoted,
+                            bool& checksIndices);
 
 }  // namespace tessel::lir

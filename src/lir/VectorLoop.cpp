@@ -62,6 +62,8 @@ class BodyChecker {
       }
       case StmtKind::For:
         return "it contains a loop";
+      case StmtKind::Alloc:
+        return "it declares a buffer";
       case StmtKind::Store:
         return store(*s, lets, guarded);
     }

@@ -9,7 +9,7 @@ namespace {
 class Vectorizer {
  public:
   Vectorizer(const Kernel& k, int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {
-    for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries})
+    for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries, &k.locals})
       for (const auto& b : *list) buffers_[b.name] = b.dtype;
   }
 

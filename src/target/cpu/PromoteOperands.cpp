@@ -1,0 +1,269 @@
+#include "target/cpu/PromoteOperands.h"
+
+#include <isl/schedule_node.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "schedule/TreeQueries.h"
+#include "target/cpu/MarkVectorLoops.h"
+#include "tile/TileBands.h"
+
+namespace tessel::target::cpu {
+
+namespace {
+
+// A copy costs a load and a store per element; below this many reads per
+// element of the footprint it costs more than it saves.
+constexpr double kMinReuse = 4;
+// Buffers live on the stack of the thread that runs the tile.
+constexpr int64_t kMaxSiteBytes = 256 * 1024;
+
+std::string markName(const isl::schedule_node& node) {
+  if (!node.isa<isl::schedule_node_mark>()) return "";
+  return isl::manage(isl_schedule_node_mark_get_id(node.get())).name();
+}
+
+// The memory level of a tile mark ("tile_L1" -> "L1"), "" for other nodes.
+std::string tileLevel(const isl::schedule_node& node) {
+  std::string name = markName(node);
+  const std::string prefix = tile::tileMarkName("");
+  return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : "";
+}
+
+bool hasTileMarkBelow(const isl::schedule_node& node) {
+  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+    isl::schedule_node child = node.child(i);
+    if (!tileLevel(child).empty() || hasTileMarkBelow(child)) return true;
+  }
+  return false;
+}
+
+// For each statement below `node`, the domain dimensions its vector loop
+// (the last member of a band under a vector mark) moves with.
+void collectVectorLoopDims(const isl::schedule_node& node, std::map<std::string, std::set<int>>& dims) {
+  std::string mark = markName(node);
+  if ((mark == kVectorMark || mark == kVectorReductionMark) && node.child(0).isa<isl::schedule_node_band>()) {
+    auto band = node.child(0).as<isl::schedule_node_band>();
+    isl::union_pw_aff loop = band.partial_schedule().at(static_cast<int>(band.n_member()) - 1);
+    isl::manage(isl_union_map_from_union_pw_aff(loop.copy())).foreach_map([&](isl::map m) {
+      std::string statement = isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_in)).name();
+      isl::manage(isl_pw_multi_aff_from_map(m.copy())).foreach_piece([&](isl::set, isl::multi_aff piece) {
+        isl::aff a = piece.at(0);
+        for (int d = 0; d < static_cast<int>(m.domain_tuple_dim()); ++d)
+          if (isl_aff_involves_dims(a.get(), isl_dim_in, static_cast<unsigned>(d), 1) == isl_bool_true)
+            dims[statement].insert(d);
+      });
+    });
+  }
+  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) collectVectorLoopDims(node.child(i), dims);
+}
+
+// Whether the read's contiguous (last) index moves with one of `vectorDims`:
+// vector code then loads whole vectors from the footprint's rows, which a
+// copy makes contiguous; a read that stays put over the vector loop is one
+// broadcast per iteration, and a copy buys it nothing.
+bool readAlongVectors(const te::ExprNode& read, const poly::Statement& s, const std::set<int>& vectorDims) {
+  if (read.operands.empty()) return false;
+  auto last = te::toAffine(read.operands.back());
+  if (!last) return false;
+  for (int d : vectorDims) {
+    auto c = last->coeffs.find(s.dims[static_cast<size_t>(d)]);
+    if (c != last->coeffs.end() && c->second != 0) return true;
+  }
+  return false;
+}
+
+void collectReads(const te::Expr& e, const std::string& tensor, std::vector<const te::ExprNode*>& out) {
+  if (e->kind == te::ExprKind::Access && e->name == tensor) out.push_back(e.get());
+  for (const auto& o : e->operands) collectReads(o, tensor, out);
+}
+
+std::string tupleName(const isl::set& s) { return isl::manage(isl_set_get_tuple_id(s.get())).name(); }
+std::string rangeName(const isl::map& m) {
+  return isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_out)).name();
+}
+
+// Sizes of a box over the range of `relation` (one space), if isl finds one.
+std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation) {
+  isl::fixed_box box = relation.as_map().range_simple_fixed_box_hull();
+  if (!box.is_valid()) return std::nullopt;
+  isl::multi_val size = box.size();
+  std::vector<int64_t> out;
+  for (unsigned d = 0; d < size.size(); ++d) out.push_back(size.at(static_cast<int>(d)).num_si());
+  return out;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+std::string boxText(const std::vector<int64_t>& box) {
+  std::string s;
+  for (size_t d = 0; d < box.size(); ++d) s += (d ? "x" : "") + std::to_string(box[d]);
+  return s;
+}
+
+std::string kib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  return buf;
+}
+
+class Promoter {
+ public:
+  Promoter(const poly::Scop& scop, const PromotionOptions& options, PromotionPlan& plan, std::string& explain)
+      : scop_(scop), options_(options), plan_(plan), explain_(explain) {}
+
+  isl::schedule_node visit(isl::schedule_node node) {
+    std::string level = tileLevel(node);
+    if (!level.empty() && node.n_children() == 1 && node.child(0).isa<isl::schedule_node_band>() &&
+        !hasTileMarkBelow(node.child(0)))
+      return promoteUnder(node.child(0).child(0), level).parent().parent();
+    int n = static_cast<int>(node.n_children());
+    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+    return node;
+  }
+
+ private:
+  // `node`: right under the innermost tile band of `level`.
+  isl::schedule_node promoteUnder(isl::schedule_node node, const std::string& level) {
+    isl::union_set domain = schedule::nodeDomain(node);
+    isl::union_map tileToInstances = node.prefix_schedule_union_map().intersect_domain(domain).reverse();
+    vectorDims_.clear();
+    collectVectorLoopDims(node, vectorDims_);
+    std::string statements;
+    domain.foreach_set([&](isl::set s) { statements += (statements.empty() ? "" : " ") + tupleName(s); });
+
+    PromotionSite site;
+    site.level = level;
+    int64_t budget = options_.ignoreCost ? kMaxSiteBytes : std::min(capacity(level) / 2, kMaxSiteBytes);
+    std::string notes;
+    for (const te::TensorDecl* t : scop_.program->inputs()) {
+      std::string why;
+      std::optional<PromotedTensor> p = consider(*t, domain, tileToInstances, budget, why);
+      if (p) {
+        int64_t bytes = product(p->box) * te::dtypeBytes(t->dtype);
+        budget -= bytes;
+        notes += (notes.empty() ? ": " : "; ") + t->name + " " + boxText(p->box) + " (" + kib(bytes) + ", " +
+                 why + ")";
+        site.tensors.push_back(*p);
+      } else if (!why.empty()) {
+        notes += (notes.empty() ? ": " : "; ") + t->name + " stays: " + why;
+      }
+    }
+    if (notes.empty()) return node;
+    explain_ += "promotion under the " + level + " tiles over " + statements + notes + "\n";
+    if (site.tensors.empty()) return node;
+    plan_.sites.push_back(site);
+    return node.insert_mark(schedule::markId(node.ctx(), PromotionPlan::markName(plan_.sites.size() - 1)));
+  }
+
+  // A promotion of `t` at the site, or nullopt and why not ("" when the
+  // site does not read `t`).
+  std::optional<PromotedTensor> consider(const te::TensorDecl& t, const isl::union_set& domain,
+                                         const isl::union_map& tileToInstances, int64_t budget,
+                                         std::string& why) {
+    isl::union_map reads = scop_.reads.intersect_domain(domain);
+    isl::union_map readsOfT = isl::union_map::empty(reads.ctx());
+    reads.foreach_map([&](isl::map m) {
+      if (rangeName(m) == t.name) readsOfT = readsOfT.unite(m);
+    });
+    if (readsOfT.is_empty()) return std::nullopt;
+
+    double accesses = 0;
+    bool alongVectors = false;
+    for (const auto& s : scop_.statements) {
+      if (domain.intersect(isl::union_set(s.domain)).is_empty()) continue;
+      std::vector<const te::ExprNode*> rs;
+      if (s.kind != poly::StatementKind::Init) collectReads(scop_.program->stages[s.stage].rhs, t.name, rs);
+      for (const auto* r : rs) {
+        bool affine = std::all_of(r->operands.begin(), r->operands.end(),
+                                  [](const te::Expr& i) { return te::toAffine(i).has_value(); });
+        if (!affine || scop_.checkedReads.count(r)) {
+          why = "a read's index is not affine or not proven in range";
+          return std::nullopt;
+        }
+      }
+      if (rs.empty()) continue;
+      for (const auto* r : rs) alongVectors = alongVectors || readAlongVectors(*r, s, vectorDims_[s.name]);
+      auto instances = boxSizes(tileToInstances.intersect_range(isl::union_set(s.domain)));
+      if (!instances) {
+        why = "no fixed-size box bounds a tile of " + s.name;
+        return std::nullopt;
+      }
+      accesses += static_cast<double>(product(*instances)) * static_cast<double>(rs.size());
+    }
+
+    auto box = boxSizes(tileToInstances.apply_range(readsOfT));
+    if (!box) {
+      why = "no fixed-size box bounds its footprint";
+      return std::nullopt;
+    }
+    // Already one contiguous range: every dimension inside the first one of
+    // several elements spans the whole tensor.
+    size_t outer = 0;
+    while (outer < box->size() && (*box)[outer] == 1) ++outer;
+    bool contiguous = true;
+    for (size_t d = outer + 1; d < box->size(); ++d) contiguous = contiguous && (*box)[d] >= t.shape[d];
+    int64_t elements = product(*box);
+    double reuse = accesses / static_cast<double>(elements);
+    char reuseText[48];
+    std::snprintf(reuseText, sizeof reuseText, "%.1f reads per element", reuse);
+    if (options_.ignoreCost && elements * te::dtypeBytes(t.dtype) <= budget) {
+      why = reuseText;
+      return PromotedTensor{t.name, bufferName(t.name), *box};
+    }
+    if (contiguous) {
+      why = "its footprint " + boxText(*box) + " is contiguous";
+      return std::nullopt;
+    }
+    if (!alongVectors) {
+      why = "no vector loop reads it along its rows";
+      return std::nullopt;
+    }
+    if (reuse < kMinReuse) {
+      why = reuseText;
+      return std::nullopt;
+    }
+    if (elements * te::dtypeBytes(t.dtype) > budget) {
+      why = "its footprint " + boxText(*box) + " does not fit the level's budget";
+      return std::nullopt;
+    }
+    why = reuseText;
+    return PromotedTensor{t.name, bufferName(t.name), *box};
+  }
+
+  int64_t capacity(const std::string& level) const {
+    for (const auto& l : options_.levels)
+      if (l.name == level) return l.capacityBytes;
+    return 0;
+  }
+
+  // A name no tensor of the program has.
+  std::string bufferName(const std::string& tensor) const {
+    std::string name = tensor + "_p" + std::to_string(plan_.sites.size());
+    while (scop_.program->findTensor(name)) name += "_";
+    return name;
+  }
+
+  const poly::Scop& scop_;
+  const PromotionOptions& options_;
+  PromotionPlan& plan_;
+  std::string& explain_;
+  std::map<std::string, std::set<int>> vectorDims_;  // at the current site
+};
+
+}  // namespace
+
+isl::schedule promoteOperands(const poly::Scop& scop, const isl::schedule& schedule,
+                              const PromotionOptions& options, PromotionPlan& plan, std::string& explain) {
+  return Promoter(scop, options, plan, explain).visit(schedule.root()).schedule();
+}
+
+}  // namespace tessel::target::cpu

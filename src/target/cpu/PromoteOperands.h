@@ -1,0 +1,33 @@
+// Promotion of reused operand tiles into contiguous local buffers (AKG's
+// storage management, paper 000 §4.4; the packing of GotoBLAS-style GEMM):
+// under the innermost tile loops of each tiled band, every kernel input whose
+// footprint in a tile is read several times per element, is not one
+// contiguous range already, and fits half the tiles' memory level, gets
+// copied into a per-thread buffer of its footprint's rectangular box (isl's
+// simple fixed box hull of the tile's reads) at the start of each tile. The
+// pass only decides and marks the site ("promote_<n>", described in `plan`);
+// AST generation places the boxes and LIR lowering emits the copies.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <string>
+#include <vector>
+
+#include "poly/Scop.h"
+#include "target/Promotion.h"
+#include "tile/AutoTiling.h"
+
+namespace tessel::target::cpu {
+
+struct PromotionOptions {
+  std::vector<tile::CacheLevel> levels;  // the machine's caches: the budget of each tile level
+  // Promote every legal footprint, whatever its reuse, layout and size
+  // (within the stack limit): exercises the copies in tests and fuzzing.
+  bool ignoreCost = false;
+};
+
+isl::schedule promoteOperands(const poly::Scop& scop, const isl::schedule& schedule,
+                              const PromotionOptions& options, PromotionPlan& plan, std::string& explain);
+
+}  // namespace tessel::target::cpu

@@ -1,0 +1,166 @@
+// Promotion (packing): reused, strided tiles of kernel inputs are copied into
+// per-thread buffers under the innermost tile loops, and the statements read
+// the copies. Every kernel is checked against the interpreter on two threads,
+// with partial tiles, boxes that reach past a tensor's edges (padding, strided
+// windows), and with the cost model on (auto) and off (all).
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "runtime/Runner.h"
+#include "tile/TilePolicy.h"
+
+namespace tessel::target::cpu {
+namespace {
+
+using Promotion = driver::CompileOptions::Promotion;
+
+struct Checked {
+  driver::CompiledProgram cp;
+  bool pass = true;
+  std::string failures;
+};
+
+Checked compileAndCheck(const std::string& tc, const std::string& tiles, Promotion promotion,
+                        bool vectorize = true) {
+  Checked c;
+  driver::CompileOptions o;
+  if (!tiles.empty()) o.tiles = tile::parseTilePolicy(tiles, "test");
+  o.autoTiling = tiles.empty();
+  o.promotion = promotion;
+  o.vectorize = vectorize;
+  c.cp = driver::compile(front::testing::lowerText(tc), o);
+  runtime::RunOptions ro;
+  ro.check = true;
+  ro.threads = 2;
+  auto r = runtime::runKernel(c.cp.program, c.cp.cSource, backend::packedEntryName(c.cp.kernel), ro);
+  for (const auto& out : r.outputs)
+    if (!out.pass) {
+      c.pass = false;
+      c.failures += out.tensor + ": " + out.message + "\n";
+    }
+  return c;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string sizes(std::initializer_list<std::pair<const char*, int>> bindings) {
+  std::string s = "# sizes:";
+  for (auto [name, value] : bindings) s += std::string(" ") + name + "=" + std::to_string(value);
+  return s + "\n";
+}
+
+const char* const kMatmul = "def f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n";
+const char* const kMatmulTiles = "S_0: 8@L1, 24@L1; S_1: 8@L1, 24@L1, 8@L1";
+
+TEST(PromoteOperands, MatmulTilesAreCopiedAndReadFromTheCopies) {
+  for (auto [m, n, k] : {std::tuple{16, 48, 16}, {13, 29, 7}, {127, 50, 13}, {1, 24, 1}, {64, 72, 33}}) {
+    std::string tc = sizes({{"M", m}, {"N", n}, {"K", k}}) + kMatmul;
+    for (bool vectorize : {true, false}) {
+      Checked c = compileAndCheck(tc, kMatmulTiles, Promotion::Auto, vectorize);
+      EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
+      if (m >= 8 && n > 24 && k > 8) {
+        // B's 8x24 tile is read 8 times per element along the vector loop, and its rows are
+        // apart; A is read one element at a time (a broadcast per vector iteration).
+        EXPECT_TRUE(
+            contains(c.cp.explanation,
+                     "promotion under the L1 tiles over S0 S1: A stays: no vector loop reads it along its "
+                     "rows; B 8x24 (0.8 KiB, 8.0 reads per element)"))
+            << c.cp.explanation;
+        EXPECT_TRUE(contains(c.cp.cSource, "float B_p0[192] __attribute__((aligned(64)));")) << c.cp.cSource;
+        EXPECT_TRUE(contains(c.cp.astC, "// promote_0")) << c.cp.astC;
+      }
+    }
+  }
+}
+
+TEST(PromoteOperands, OffLeavesTheKernelAsItWas) {
+  std::string tc = sizes({{"M", 64}, {"N", 72}, {"K", 33}}) + kMatmul;
+  Checked c = compileAndCheck(tc, kMatmulTiles, Promotion::Off);
+  EXPECT_TRUE(c.pass) << c.failures;
+  EXPECT_FALSE(contains(c.cp.cSource, "_p0")) << c.cp.cSource;
+  EXPECT_FALSE(contains(c.cp.explanation, "promotion")) << c.cp.explanation;
+}
+
+// The cost model keeps contiguous footprints and footprints read once in place.
+TEST(PromoteOperands, ContiguousOrUnreusedFootprintsStay) {
+  Checked rows =
+      compileAndCheck(sizes({{"M", 64}, {"N", 24}, {"K", 64}}) + kMatmul, kMatmulTiles, Promotion::Auto);
+  EXPECT_TRUE(rows.pass) << rows.failures;
+  EXPECT_TRUE(contains(rows.cp.explanation, "B stays: its footprint 8x24 is contiguous"))
+      << rows.cp.explanation;
+
+  const char* add = "def f(float(M,N) A, float(M,N) B) -> (C) {\n  C(m,n) = A(m,n) + B(m,n)\n}\n";
+  Checked once = compileAndCheck(sizes({{"M", 40}, {"N", 40}}) + add, "S_0: 8@L1, 8@L1", Promotion::Auto);
+  EXPECT_TRUE(once.pass) << once.failures;
+  EXPECT_TRUE(contains(once.cp.explanation, "A stays: 1.0 reads per element")) << once.cp.explanation;
+  EXPECT_FALSE(contains(once.cp.cSource, "_p0")) << once.cp.cSource;
+}
+
+// Reads through another tensor cannot be shifted into a box: they stay on
+// the tensor, and the kernel is still right.
+TEST(PromoteOperands, IndirectReadsStay) {
+  const char* gather =
+      "def f(float(M,L) A, int32(K) I, float(K,N) B) -> (C) {\n"
+      "  C(m,n) +=! A(m, I(k)) * B(k,n) where k in 0:K\n}\n";
+  std::string tc = sizes({{"M", 37}, {"L", 11}, {"K", 19}, {"N", 53}}) + gather;
+  for (Promotion p : {Promotion::Auto, Promotion::All}) {
+    Checked c = compileAndCheck(tc, kMatmulTiles, p);
+    EXPECT_TRUE(c.pass) << c.failures;
+    EXPECT_TRUE(contains(c.cp.explanation, "A stays: a read's index is not affine or not proven in range"))
+        << c.cp.explanation;
+  }
+}
+
+// Guarded (padded) reads and strided windows: boxes reach past the input's
+// edges, where the copy stops and nothing is read.
+TEST(PromoteOperands, PaddedAndStridedWindows) {
+  const char* conv =
+      "def f(float(N,C,H,W) I, float(K,C,KH,KW) Wt) -> (O) {\n"
+      "  O(n,k,h,w) +=! (h*2+kh-1 >= 0 && h*2+kh-1 < H && w*2+kw-1 >= 0 && w*2+kw-1 < W\n"
+      "      ? I(n,c,h*2+kh-1,w*2+kw-1) : 0) * Wt(k,c,kh,kw)\n"
+      "    where n in 0:N, h in 0:(H+2-KH)/2+1, w in 0:(W+2-KW)/2+1\n}\n";
+  const char* depthwise =
+      "def f(float(N,C,H,W) I, float(C,KH,KW) Wt) -> (O) {\n  O(n,c,h,w) +=! I(n,c,h+kh,w+kw) * "
+      "Wt(c,kh,kw)\n}\n";
+  for (Promotion p : {Promotion::Auto, Promotion::All}) {
+    Checked a = compileAndCheck(
+        sizes({{"N", 1}, {"C", 3}, {"H", 13}, {"W", 7}, {"K", 5}, {"KH", 3}, {"KW", 3}}) + conv,
+        "*: 2@L1, 3@L1, 4@L1, 5@L1, 2@L1, 3@L1, 2@L1", p);
+    EXPECT_TRUE(a.pass) << a.failures << a.cp.cSource;
+    Checked b =
+        compileAndCheck(sizes({{"N", 2}, {"C", 7}, {"H", 17}, {"W", 19}, {"KH", 3}, {"KW", 2}}) + depthwise,
+                        "*: 1@L1, 3@L1, 5@L1, 8@L1", p);
+    EXPECT_TRUE(b.pass) << b.failures << b.cp.cSource;
+    if (p == Promotion::All) {
+      EXPECT_TRUE(contains(a.cp.cSource, "I_p0[")) << a.cp.explanation;
+      EXPECT_TRUE(contains(b.cp.cSource, "I_p0[")) << b.cp.explanation;
+    }
+  }
+}
+
+// A transposed operand (C = A Bᵀ) and half-precision inputs: copies keep the
+// element type, and two tile levels put the copies under the L1 tiles only.
+TEST(PromoteOperands, TransposedHalfPrecisionTwoLevels) {
+  const char* nt =
+      "def f(float16(M,K) A, float16(N,K) B) -> (C) {\n  C(m,n) +=! float(A(m,k)) * float(B(n,k))\n}\n";
+  std::string tc = sizes({{"M", 29}, {"N", 31}, {"K", 37}}) + nt;
+  for (Promotion p : {Promotion::Auto, Promotion::All}) {
+    Checked c = compileAndCheck(tc, "*: 16@L2/8@L1, 16@L2/8@L1, 16@L2/8@L1", p);
+    EXPECT_TRUE(c.pass) << c.failures;
+    EXPECT_TRUE(contains(c.cp.explanation, "promotion under the L1 tiles")) << c.cp.explanation;
+    EXPECT_FALSE(contains(c.cp.explanation, "promotion under the L2 tiles")) << c.cp.explanation;
+  }
+}
+
+TEST(PromoteOperands, PromotionNames) {
+  for (Promotion p : {Promotion::Auto, Promotion::All, Promotion::Off})
+    EXPECT_EQ(driver::parsePromotion(driver::promotionName(p)), p);
+  EXPECT_THROW(driver::parsePromotion("on"), UserError);
+}
+
+}  // namespace
+}  // namespace tessel::target::cpu
