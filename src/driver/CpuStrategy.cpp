@@ -4,6 +4,7 @@
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "target/cpu/PromoteOperands.h"
+#include "target/cpu/SinkAcrossBands.h"
 #include "target/cpu/SinkContiguousMember.h"
 #include "tile/TileBands.h"
 
@@ -40,6 +41,10 @@ class CpuStrategy final : public TargetStrategy {
              c.explain += "schedule: " + r.fallback + "\n";
            }
            return r.tree;
+         }},
+        {"sink-across-bands", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::sinkAcrossBands(c.scop, s, c.explain);
          }},
         {"tile", false,
          [](const isl::schedule& s, PassContext& c) {

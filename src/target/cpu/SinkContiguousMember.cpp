@@ -6,33 +6,12 @@
 
 #include "schedule/CheckSchedule.h"
 #include "schedule/TreeQueries.h"
+#include "target/cpu/AccessStride.h"
 #include "tile/BandModel.h"
 
 namespace tessel::target::cpu {
 
 namespace {
-
-// How variable `dim` of an access's statement moves through the array:
-// +1 unit stride in the last array dimension only, -1 in any other array
-// dimension (a large stride), 0 when the access does not depend on it
-// (a broadcast) or is not affine.
-int contiguity(const isl::map& access, int dim) {
-  if (!access.is_single_valued()) return 0;
-  std::optional<isl::multi_aff> affine;
-  access.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff ma) {
-    if (!affine) affine = ma;
-  });
-  if (!affine) return 0;
-  int outputs = static_cast<int>(affine->size());
-  int score = 0;
-  for (int d = 0; d < outputs; ++d) {
-    isl::val c = isl::manage(isl_aff_get_coefficient_val(affine->at(d).get(), isl_dim_in, dim));
-    if (c.is_zero()) continue;
-    if (d < outputs - 1) return -1;
-    score = c.abs().is_one() ? 1 : -1;
-  }
-  return score;
-}
 
 class Sinker {
  public:

@@ -1,0 +1,25 @@
+#include "target/cpu/AccessStride.h"
+
+#include <optional>
+
+namespace tessel::target::cpu {
+
+int contiguity(const isl::map& access, int dim) {
+  if (!access.is_single_valued()) return 0;
+  std::optional<isl::multi_aff> affine;
+  access.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff ma) {
+    if (!affine) affine = ma;
+  });
+  if (!affine) return 0;
+  int outputs = static_cast<int>(affine->size());
+  int score = 0;
+  for (int d = 0; d < outputs; ++d) {
+    isl::val c = isl::manage(isl_aff_get_coefficient_val(affine->at(d).get(), isl_dim_in, dim));
+    if (c.is_zero()) continue;
+    if (d < outputs - 1) return -1;
+    score = c.abs().is_one() ? 1 : -1;
+  }
+  return score;
+}
+
+}  // namespace tessel::target::cpu

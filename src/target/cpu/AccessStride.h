@@ -1,0 +1,15 @@
+// How an access moves through its array when one statement variable advances:
+// what the CPU passes that choose the innermost loop (vector loop) ask.
+#pragma once
+
+#include <isl/cpp.h>
+
+namespace tessel::target::cpu {
+
+// How variable `dim` of an access's statement moves through the array:
+// +1 unit stride in the last array dimension only, -1 in any other array
+// dimension (a large stride), 0 when the access does not depend on it
+// (a broadcast) or is not affine.
+int contiguity(const isl::map& access, int dim);
+
+}  // namespace tessel::target::cpu

@@ -1,0 +1,146 @@
+#include "target/cpu/SinkAcrossBands.h"
+
+#include <isl/schedule_node.h>
+
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "schedule/CheckSchedule.h"
+#include "schedule/TreeQueries.h"
+#include "target/cpu/AccessStride.h"
+#include "tessel/error.h"
+#include "tile/BandModel.h"
+
+namespace tessel::target::cpu {
+
+namespace {
+
+// Fewer iterations than the lanes of one AVX-512 f32 vector make poor vectors.
+constexpr int64_t kVectorIterations = 16;
+
+// Cache lines one iteration of `member` touches over the band's statements,
+// writes counted twice (as sink-contiguous weighs them); nullopt when an
+// access moves by more than one element (no unit-stride vector).
+std::optional<double> linesPerIteration(const poly::Scop& scop, const tile::BandModel& model, int member) {
+  double total = 0;
+  bool strided = false;
+  auto add = [&](const isl::map& access, int dim, double weight) {
+    int c = contiguity(access, dim);
+    strided = strided || c < 0;
+    total += weight * (c > 0 ? 1.0 / 16 : c < 0 ? 1.0 : 0.0);
+  };
+  for (const auto& name : model.statements()) {
+    int dim = model.statementDim(name, member);
+    if (dim < 0) return std::nullopt;
+    const poly::Statement& st = scop.statement(name);
+    st.reads.foreach_map([&](isl::map m) { add(m, dim, 1); });
+    st.writes.foreach_map([&](isl::map m) { add(m, dim, 2); });
+  }
+  if (strided) return std::nullopt;
+  return total;
+}
+
+class AcrossBands {
+ public:
+  AcrossBands(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+
+  isl::schedule_node visit(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_band>() && schedule::hasBandBelow(node)) {
+      if (auto moved = move(node.as<isl::schedule_node_band>())) return *moved;
+    }
+    int n = static_cast<int>(node.n_children());
+    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+    return node;
+  }
+
+ private:
+  // The innermost loops below `band` now: the last member of each innermost
+  // band under it, its cost, or +infinity when it cannot make full vectors.
+  double innermostCost(const isl::schedule_node& node, bool below = false) const {
+    double worst = 0;
+    if (below && node.isa<isl::schedule_node_band>() && !schedule::hasBandBelow(node)) {
+      tile::BandModel model(scop_, node.as<isl::schedule_node_band>(), 64);
+      int last = model.members() - 1;
+      auto lines = linesPerIteration(scop_, model, last);
+      if (model.extent(last) < kVectorIterations || !lines) return std::numeric_limits<double>::infinity();
+      return *lines;
+    }
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+      worst = std::max(worst, innermostCost(node.child(i), true));
+    return worst;
+  }
+
+  std::optional<isl::schedule_node> move(const isl::schedule_node_band& band) {
+    tile::BandModel model(scop_, band, 64);
+    double now = innermostCost(band);
+    int best = -1;
+    double bestLines = now;
+    for (int m = 0; m < model.members(); ++m) {
+      if (!model.coincident(m) || model.extent(m) < kVectorIterations) continue;
+      auto lines = linesPerIteration(scop_, model, m);
+      if (lines && *lines < bestLines) {
+        best = m;
+        bestLines = *lines;
+      }
+    }
+    if (best < 0) return std::nullopt;
+
+    isl::multi_union_pw_aff partial = band.get_partial_schedule();
+    isl::union_pw_aff moving = partial.at(best);
+    int n = model.members();
+    isl::schedule_node node = isl::manage(isl_schedule_node_delete(band.copy()));
+    if (n > 1) {
+      isl::union_pw_aff_list rest(band.ctx(), n - 1);
+      for (int m = 0; m < n; ++m)
+        if (m != best) rest = rest.add(partial.at(m));
+      isl::space space = isl::manage(
+          isl_space_drop_dims(partial.get_space().release(), isl_dim_set, static_cast<unsigned>(best), 1));
+      auto outer = node.insert_partial_schedule(isl::multi_union_pw_aff(space, rest))
+                       .as<isl::schedule_node_band>()
+                       .set_permutable(band.permutable() ? 1 : 0);
+      node = schedule::recomputeCoincidence(scop_, outer);
+    }
+    node = insertAtLeaves(node, moving);
+    try {
+      schedule::checkSchedule(scop_, node.schedule(), "sink-across-bands");
+    } catch (const UserError&) {
+      return std::nullopt;  // keep the scheduler's tree
+    }
+    std::ostringstream os;
+    os << "band over";
+    for (const auto& s : model.statements()) os << " " << s;
+    os << ": member " << best << " moved below the bands under it (";
+    if (now == std::numeric_limits<double>::infinity())
+      os << "the innermost loops could not make full unit-stride vectors";
+    else
+      os << now << " cache lines per innermost iteration";
+    os << "; " << bestLines << " after)\n";
+    explain_ += os.str();
+    return node;
+  }
+
+  // Every leaf under `node` gets a band of `member` (for its instances) above it.
+  isl::schedule_node insertAtLeaves(isl::schedule_node node, const isl::union_pw_aff& member) {
+    if (node.isa<isl::schedule_node_leaf>()) {
+      isl::union_set here = schedule::nodeDomain(node);
+      isl::multi_union_pw_aff schedule(member.intersect_domain(here));
+      auto band = node.insert_partial_schedule(schedule).as<isl::schedule_node_band>();
+      return schedule::recomputeCoincidence(scop_, band.set_permutable(1));
+    }
+    int n = static_cast<int>(node.n_children());
+    for (int i = 0; i < n; ++i) node = insertAtLeaves(node.child(i), member).parent();
+    return node;
+  }
+
+  const poly::Scop& scop_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+isl::schedule sinkAcrossBands(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain) {
+  return AcrossBands(scop, explain).visit(schedule.root()).schedule();
+}
+
+}  // namespace tessel::target::cpu
