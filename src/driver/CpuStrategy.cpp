@@ -72,7 +72,7 @@ class CpuStrategy final : public TargetStrategy {
          }},
         {"mark-unroll-jam", false,
          [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::markUnrollJamLoops(s, c.explain);
+           return target::cpu::markUnrollJamLoops(c.scop, s, c.explain);
          }},
         {"mark-parallel", false,
          [](const isl::schedule& s, PassContext&) { return schedule::markParallelLoops(s); }},

@@ -75,9 +75,11 @@ std::vector<Combination> optionMatrix() {
     // Two threads: a parallel mark on the wrong loop is a race that only
     // shows with several threads (small tiles make tile loops disappear).
     smallTiles.threads = 2;
-    // Every legal footprint copied: partial tiles, boxes past the edges.
-    smallTiles.options.promotion = driver::CompileOptions::Promotion::All;
-    smallTiles.label = f + " tiles=small promote=all threads=2";
+    // min and max fusion copy every legal footprint (partial tiles, boxes
+    // past the edges); smart fusion keeps the cost model's choice.
+    bool all = fusion != schedule::FusionStrategy::Smart;
+    if (all) smallTiles.options.promotion = driver::CompileOptions::Promotion::All;
+    smallTiles.label = f + " tiles=small" + (all ? " promote=all" : "") + " threads=2";
     m.push_back(smallTiles);
   }
   return m;

@@ -5,6 +5,7 @@
 #include <isl/schedule_node.h>
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
@@ -68,84 +69,72 @@ isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*)
   return child;
 }
 
-}  // namespace
-
-namespace {
-
-std::string rangeTupleName(const isl::map& m) {
-  return isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_out)).name();
-}
-
 // What the AST generation callbacks share: the promotion instances found so
-// far, and for each promotion mark being generated, its instance (or -1).
+// far, and the first exception a callback caught (C++ exceptions must not
+// unwind through isl's C code; it is rethrown once isl returns).
 struct AstGeneration {
   const poly::Scop& scop;
   const target::PromotionPlan& plan;
   std::vector<PromotionInstance> promotions;
-  std::vector<long> open;
+  std::exception_ptr failure;
 };
 
 // Where the boxes of the site's tensors lie in the tiles the build is at.
-// Any isl failure leaves a tensor unpromoted here (its reads stay correct).
+// A tensor whose box isl cannot place stays unpromoted here (its reads go to
+// the tensor, which is always right).
 PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_build* build) {
   PromotionInstance instance;
   instance.site = site;
-  isl::union_map tileToInstances;
-  try {
-    tileToInstances = isl::manage(isl_ast_build_get_schedule(build)).reverse();
-  } catch (const isl::exception&) {
-    instance.offsets.resize(g.plan.sites[site].tensors.size());
-    return instance;
-  }
+  isl::union_map tileToInstances = isl::manage(isl_ast_build_get_schedule(build)).reverse();
   for (const auto& tensor : g.plan.sites[site].tensors) {
-    std::vector<isl::ast_expr> offsets;
+    std::optional<std::vector<isl::ast_expr>> offsets;
     try {
-      isl::union_map reads = isl::union_map::empty(g.scop.reads.ctx());
-      g.scop.reads.intersect_domain(tileToInstances.range()).foreach_map([&](isl::map m) {
-        if (rangeTupleName(m) == tensor.tensor) reads = reads.unite(m);
-      });
-      isl::union_map footprint = tileToInstances.apply_range(reads);
+      isl::union_map footprint =
+          tileToInstances.apply_range(target::readsOf(g.scop, tileToInstances.range(), tensor.tensor));
       if (!footprint.is_empty()) {
         isl::fixed_box box = footprint.as_map().range_simple_fixed_box_hull();
         bool fits = box.is_valid();
         isl::multi_val size = fits ? box.size() : isl::multi_val();
         for (unsigned d = 0; fits && d < tensor.box.size(); ++d)
           fits = size.at(static_cast<int>(d)).num_si() <= tensor.box[d];
-        isl::multi_aff offset = fits ? box.offset() : isl::multi_aff();
-        for (unsigned d = 0; fits && d < tensor.box.size(); ++d) {
-          isl::pw_aff start(offset.at(static_cast<int>(d)));
-          offsets.push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, start.release())));
+        if (fits) {
+          isl::multi_aff offset = box.offset();
+          std::vector<isl::ast_expr> starts;
+          for (unsigned d = 0; d < tensor.box.size(); ++d) {
+            isl::pw_aff start(offset.at(static_cast<int>(d)));
+            starts.push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, start.release())));
+          }
+          offsets = starts;
         }
       }
     } catch (const isl::exception&) {
-      offsets.clear();
+      offsets.reset();
     }
     instance.offsets.push_back(offsets);
   }
   return instance;
 }
 
-isl_stat beforeEachMark(isl_id* mark, isl_ast_build* build, void* user) {
-  auto& g = *static_cast<AstGeneration*>(user);
-  std::optional<size_t> site = g.plan.siteOfMark(isl_id_get_name(mark));
-  if (!site) return isl_stat_ok;
-  g.promotions.push_back(placePromotion(g, *site, build));
-  g.open.push_back(static_cast<long>(g.promotions.size()) - 1);
-  return isl_stat_ok;
-}
-
+// The build at a mark is the one its subtree was generated with, so a
+// promotion is placed here, after the subtree (isl calls no after_each_mark
+// for a mark whose subtree generated nothing).
 isl_ast_node* afterEachMark(isl_ast_node* mark, isl_ast_build* build, void* user) {
   auto& g = *static_cast<AstGeneration*>(user);
-  isl_id* id = isl_ast_node_mark_get_id(mark);
-  bool promotion = g.plan.siteOfMark(isl_id_get_name(id)).has_value();
-  isl_id_free(id);
-  if (!promotion) return dropMarksOfRemovedLoops(mark, build, nullptr);
-  long instance = g.open.back();
-  g.open.pop_back();
-  // The annotation names the instance: its user pointer is the index + 1.
-  isl_id* annotation =
-      isl_id_alloc(isl_ast_node_get_ctx(mark), "promotion", reinterpret_cast<void*>(instance + 1));
-  return isl_ast_node_set_annotation(mark, annotation);
+  try {
+    isl::id id = isl::manage(isl_ast_node_mark_get_id(mark));
+    std::optional<size_t> site = g.plan.siteOfMark(id.name());
+    if (!site) return dropMarksOfRemovedLoops(mark, build, nullptr);
+    g.promotions.push_back(placePromotion(g, *site, build));
+    // The annotation names the instance: its user pointer is the index + 1.
+    auto index = static_cast<intptr_t>(g.promotions.size());
+    isl_id* annotation =
+        isl_id_alloc(isl_ast_node_get_ctx(mark), "promotion", reinterpret_cast<void*>(index));
+    return isl_ast_node_set_annotation(mark, annotation);
+  } catch (...) {
+    if (!g.failure) g.failure = std::current_exception();
+    isl_ast_node_free(mark);
+    return nullptr;
+  }
 }
 
 }  // namespace
@@ -153,11 +142,16 @@ isl_ast_node* afterEachMark(isl_ast_node* mark, isl_ast_build* build, void* user
 GeneratedAst buildAst(const isl::schedule& schedule, const poly::Scop& scop,
                       const target::PromotionPlan& plan) {
   isl::ctx ctx = schedule.ctx();
-  AstGeneration g{scop, plan, {}, {}};
+  AstGeneration g{scop, plan, {}, nullptr};
   isl::ast_build build = isl::ast_build::from_context(isl::set(ctx, "{ : }"));
-  build = isl::manage(isl_ast_build_set_before_each_mark(build.release(), beforeEachMark, &g));
   build = isl::manage(isl_ast_build_set_after_each_mark(build.release(), afterEachMark, &g));
-  isl::ast_node root = build.node_from(marksWithDepths(schedule));
+  isl::ast_node root;
+  try {
+    root = build.node_from(marksWithDepths(schedule));
+  } catch (const isl::exception&) {
+    if (!g.failure) throw;
+  }
+  if (g.failure) std::rethrow_exception(g.failure);
   return {root, std::move(g.promotions)};
 }
 
@@ -237,7 +231,7 @@ class AstTranslator {
     PromotedReads outer = promoted_;
     std::vector<Stmt> stmts;
     for (size_t k = 0; k < instance.offsets.size(); ++k) {
-      if (instance.offsets[k].empty()) continue;
+      if (!instance.offsets[k]) continue;
       const target::PromotedTensor& p = plan_.sites[site].tensors[k];
       const te::TensorDecl& t = scop_.program->tensor(p.tensor);
       locals.emplace(p.buffer, BufferDecl{p.buffer, t.dtype, p.box});
@@ -245,7 +239,7 @@ class AstTranslator {
       std::vector<Expr> offsets;
       for (size_t d = 0; d < p.box.size(); ++d) {
         std::string name = p.buffer + "_o" + std::to_string(d);
-        stmts.push_back(let(name, expr(instance.offsets[k][d])));
+        stmts.push_back(let(name, expr((*instance.offsets[k])[d])));
         offsets.push_back(indexVar(name));
       }
       stmts.push_back(copyIn(p, t, offsets));

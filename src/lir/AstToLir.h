@@ -6,6 +6,7 @@
 
 #include <isl/cpp.h>
 
+#include <optional>
 #include <vector>
 
 #include "lir/Lir.h"
@@ -16,12 +17,12 @@ namespace tessel::lir {
 
 // One place where AST generation put the subtree of a promotion site: where
 // the box of each of the site's tensors starts in the current tile, as
-// expressions of the enclosing loops. A tensor's offsets are empty when this
-// part of the subtree does not read it or its box here does not fit the
-// buffer; its reads then stay on the tensor.
+// expressions of the enclosing loops. A tensor has none when this part of the
+// subtree does not read it or its box here does not fit the buffer; its reads
+// then stay on the tensor.
 struct PromotionInstance {
   size_t site = 0;
-  std::vector<std::vector<isl::ast_expr>> offsets;  // [tensor of the site][dimension]
+  std::vector<std::optional<std::vector<isl::ast_expr>>> offsets;  // [tensor of the site][dimension]
 };
 
 struct GeneratedAst {

@@ -1,6 +1,6 @@
 #include "lir/LowerStatement.h"
 
-#include <algorithm>
+#include "target/Promotion.h"
 
 namespace tessel::lir {
 
@@ -11,7 +11,8 @@ namespace {
 class InstanceLowering {
  public:
   InstanceLowering(const poly::Scop& scop, const PromotedReads& promoted, bool& checksIndices)
-      : program_(*scop.program),
+      : scop_(scop),
+        program_(*scop.program),
         checkedReads_(scop.checkedReads),
         promoted_(promoted),
         checksIndices_(checksIndices) {}
@@ -24,13 +25,10 @@ class InstanceLowering {
         return cast(te::DType::I32, indexVar(indexVarName(e->name)));
       case te::ExprKind::Access: {
         const te::TensorDecl& t = program_.tensor(e->name);
-        bool checked = checkedReads_.count(e.get()) > 0;
         auto p = promoted_.find(e->name);
-        if (p != promoted_.end() && !checked &&
-            std::all_of(e->operands.begin(), e->operands.end(),
-                        [](const te::Expr& i) { return te::toAffine(i).has_value(); }))
+        if (p != promoted_.end() && target::promotableRead(scop_, *e))
           return load(p->second.buffer, t.dtype, promotedIndex(p->second, t, e->operands));
-        return load(e->name, t.dtype, flatIndex(t, e->operands, checked));
+        return load(e->name, t.dtype, flatIndex(t, e->operands, checkedReads_.count(e.get()) > 0));
       }
       case te::ExprKind::Unary:
         return unary(e->unaryOp, e->type, value(e->operands[0]));
@@ -91,6 +89,7 @@ class InstanceLowering {
     return checkedIndex(value(e), extent);
   }
 
+  const poly::Scop& scop_;
   const te::Program& program_;
   const std::set<const te::ExprNode*>& checkedReads_;
   const PromotedReads& promoted_;

@@ -99,6 +99,22 @@ isl::schedule_node_band recomputeCoincidence(const poly::Scop& scop, isl::schedu
   return band;
 }
 
+isl::schedule_node_band permuteMembers(const poly::Scop& scop, const isl::schedule_node_band& band,
+                                       const std::vector<int>& order) {
+  isl::multi_union_pw_aff schedule = band.get_partial_schedule();
+  isl::union_pw_aff_list members(band.ctx(), static_cast<int>(order.size()));
+  for (int m : order) members = members.add(schedule.at(m));
+  isl::multi_union_pw_aff permuted(schedule.get_space(), members);
+  bool permutable = band.permutable();
+  // isl cannot delete a band above nodes anchored to it (AST build options
+  // of tile bands); such bands keep their order.
+  if (isl_schedule_node_is_subtree_anchored(band.get()) == isl_bool_true) return band;
+  isl::schedule_node node = isl::manage(isl_schedule_node_delete(band.copy()));
+  auto result =
+      node.insert_partial_schedule(permuted).as<isl::schedule_node_band>().set_permutable(permutable);
+  return recomputeCoincidence(scop, result);
+}
+
 isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& schedule) {
   auto visit = [&](isl::schedule_node node) -> isl::schedule_node {
     if (!node.isa<isl::schedule_node_band>()) return node;

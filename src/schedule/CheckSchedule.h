@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "poly/Scop.h"
 
@@ -25,5 +26,13 @@ isl::schedule withoutMarks(const isl::schedule& schedule);
 isl::schedule recomputeCoincidence(const poly::Scop& scop, const isl::schedule& schedule);
 // One band's members, in their current order.
 isl::schedule_node_band recomputeCoincidence(const poly::Scop& scop, isl::schedule_node_band band);
+
+// The band with its members in `order` (indices of the current members; a
+// permutable band stays permutable, so any order is valid) and their
+// coincidence recomputed: a member that moves outward can carry dependences
+// its inner neighbour carried. A band above nodes anchored to it (a tile band
+// with AST build options below) is returned as it is.
+isl::schedule_node_band permuteMembers(const poly::Scop& scop, const isl::schedule_node_band& band,
+                                       const std::vector<int>& order);
 
 }  // namespace tessel::schedule

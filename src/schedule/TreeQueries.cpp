@@ -18,4 +18,9 @@ isl::id markId(isl::ctx ctx, const std::string& name) {
   return isl::manage(isl_id_alloc(ctx.get(), name.c_str(), nullptr));
 }
 
+std::string markName(const isl::schedule_node& node) {
+  if (!node.isa<isl::schedule_node_mark>()) return "";
+  return isl::manage(isl_schedule_node_mark_get_id(node.get())).name();
+}
+
 }  // namespace tessel::schedule

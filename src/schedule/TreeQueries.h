@@ -14,5 +14,7 @@ isl::union_set nodeDomain(const isl::schedule_node& node);
 bool hasBandBelow(const isl::schedule_node& node);
 // An identifier for a mark node, taken verbatim (no parsing of the name).
 isl::id markId(isl::ctx ctx, const std::string& name);
+// The name of a mark node's identifier; "" for any other node.
+std::string markName(const isl::schedule_node& node);
 
 }  // namespace tessel::schedule

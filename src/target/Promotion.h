@@ -7,10 +7,14 @@
 // the loops holding the tile's coordinates are known.
 #pragma once
 
+#include <isl/cpp.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "poly/Scop.h"
 
 namespace tessel::target {
 
@@ -32,5 +36,12 @@ struct PromotionPlan {
   // The site a mark stands for, when it is a promotion mark of this plan.
   std::optional<size_t> siteOfMark(const std::string& mark) const;
 };
+
+// The reads of `tensor` by the instances in `domain`.
+isl::union_map readsOf(const poly::Scop& scop, const isl::union_set& domain, const std::string& tensor);
+
+// Whether a read can be redirected to a promoted copy: its indices are affine
+// and proven in range (the copy holds the box of such reads only).
+bool promotableRead(const poly::Scop& scop, const te::ExprNode& read);
 
 }  // namespace tessel::target

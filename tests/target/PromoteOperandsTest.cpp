@@ -70,7 +70,8 @@ TEST(PromoteOperands, MatmulTilesAreCopiedAndReadFromTheCopies) {
                      "promotion under the L1 tiles over S0 S1: A stays: no vector loop reads it along its "
                      "rows; B 8x24 (0.8 KiB, 8.0 reads per element)"))
             << c.cp.explanation;
-        EXPECT_TRUE(contains(c.cp.cSource, "float B_p0[192] __attribute__((aligned(64)));")) << c.cp.cSource;
+        EXPECT_TRUE(contains(c.cp.cSource, "float tessel_p0_B_t[192] __attribute__((aligned(64)));"))
+            << c.cp.cSource;
         EXPECT_TRUE(contains(c.cp.astC, "// promote_0")) << c.cp.astC;
       }
     }
@@ -81,7 +82,7 @@ TEST(PromoteOperands, OffLeavesTheKernelAsItWas) {
   std::string tc = sizes({{"M", 64}, {"N", 72}, {"K", 33}}) + kMatmul;
   Checked c = compileAndCheck(tc, kMatmulTiles, Promotion::Off);
   EXPECT_TRUE(c.pass) << c.failures;
-  EXPECT_FALSE(contains(c.cp.cSource, "_p0")) << c.cp.cSource;
+  EXPECT_FALSE(contains(c.cp.cSource, "tessel_p0_")) << c.cp.cSource;
   EXPECT_FALSE(contains(c.cp.explanation, "promotion")) << c.cp.explanation;
 }
 
@@ -97,7 +98,7 @@ TEST(PromoteOperands, ContiguousOrUnreusedFootprintsStay) {
   Checked once = compileAndCheck(sizes({{"M", 40}, {"N", 40}}) + add, "S_0: 8@L1, 8@L1", Promotion::Auto);
   EXPECT_TRUE(once.pass) << once.failures;
   EXPECT_TRUE(contains(once.cp.explanation, "A stays: 1.0 reads per element")) << once.cp.explanation;
-  EXPECT_FALSE(contains(once.cp.cSource, "_p0")) << once.cp.cSource;
+  EXPECT_FALSE(contains(once.cp.cSource, "tessel_p0_")) << once.cp.cSource;
 }
 
 // Reads through another tensor cannot be shifted into a box: they stay on
@@ -136,8 +137,8 @@ TEST(PromoteOperands, PaddedAndStridedWindows) {
                         "*: 1@L1, 3@L1, 5@L1, 8@L1", p);
     EXPECT_TRUE(b.pass) << b.failures << b.cp.cSource;
     if (p == Promotion::All) {
-      EXPECT_TRUE(contains(a.cp.cSource, "I_p0[")) << a.cp.explanation;
-      EXPECT_TRUE(contains(b.cp.cSource, "I_p0[")) << b.cp.explanation;
+      EXPECT_TRUE(contains(a.cp.cSource, "tessel_p0_I_t[")) << a.cp.explanation;
+      EXPECT_TRUE(contains(b.cp.cSource, "tessel_p0_I_t[")) << b.cp.explanation;
     }
   }
 }

@@ -4,12 +4,31 @@
 
 namespace tessel::target::cpu {
 
-int contiguity(const isl::map& access, int dim) {
-  if (!access.is_single_valued()) return 0;
+namespace {
+
+// The access function (its first piece), when the access is one.
+std::optional<isl::multi_aff> accessFunction(const isl::map& access) {
+  if (!access.is_single_valued()) return std::nullopt;
   std::optional<isl::multi_aff> affine;
   access.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff ma) {
     if (!affine) affine = ma;
   });
+  return affine;
+}
+
+}  // namespace
+
+bool movesWith(const isl::map& access, int dim) {
+  std::optional<isl::multi_aff> affine = accessFunction(access);
+  if (!affine) return true;
+  for (int d = 0; d < static_cast<int>(affine->size()); ++d)
+    if (!isl::manage(isl_aff_get_coefficient_val(affine->at(d).get(), isl_dim_in, dim)).is_zero())
+      return true;
+  return false;
+}
+
+int contiguity(const isl::map& access, int dim) {
+  std::optional<isl::multi_aff> affine = accessFunction(access);
   if (!affine) return 0;
   int outputs = static_cast<int>(affine->size());
   int score = 0;

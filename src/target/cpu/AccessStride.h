@@ -11,5 +11,8 @@ namespace tessel::target::cpu {
 // dimension (a large stride), 0 when the access does not depend on it
 // (a broadcast) or is not affine.
 int contiguity(const isl::map& access, int dim);
+// Whether the element an access reads or writes moves with variable `dim` of
+// its statement (true when the access is not an affine function).
+bool movesWith(const isl::map& access, int dim);
 
 }  // namespace tessel::target::cpu

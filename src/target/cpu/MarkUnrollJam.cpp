@@ -4,17 +4,15 @@
 
 #include <algorithm>
 
+#include "schedule/CheckSchedule.h"
 #include "schedule/TreeQueries.h"
+#include "target/cpu/AccessStride.h"
 #include "target/cpu/MarkVectorLoops.h"
+#include "tile/BandModel.h"
 
 namespace tessel::target::cpu {
 
 namespace {
-
-std::string markName(const isl::schedule_node& node) {
-  if (!node.isa<isl::schedule_node_mark>()) return "";
-  return isl::manage(isl_schedule_node_mark_get_id(node.get())).name();
-}
 
 // What lies below a band: the bands on the deepest path, and the vector marks.
 struct Below {
@@ -27,7 +25,7 @@ Below bandsBelow(const isl::schedule_node& node) {
   Below below;
   for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
     isl::schedule_node child = node.child(i);
-    std::string mark = markName(child);
+    std::string mark = schedule::markName(child);
     below.vector = below.vector || mark == kVectorMark;
     below.reduction = below.reduction || mark == kVectorReductionMark;
     Below inner = bandsBelow(child);
@@ -40,9 +38,10 @@ Below bandsBelow(const isl::schedule_node& node) {
 
 class UnrollJamMarker {
  public:
-  explicit UnrollJamMarker(std::string& explain) : explain_(explain) {}
+  UnrollJamMarker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
 
   isl::schedule_node visit(isl::schedule_node node) {
+    if (node.isa<isl::schedule_node_band>()) node = withSharingMemberLast(node.as<isl::schedule_node_band>());
     if (node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {
       explain_ += "loop over " + statements(node) + ": may be unrolled and jammed (register tile)\n";
       // The last member gets a band of its own under the mark.
@@ -63,8 +62,57 @@ class UnrollJamMarker {
   static bool candidate(const isl::schedule_node_band& band) {
     int n = static_cast<int>(band.n_member());
     if (n == 0 || !band.member_get_coincident(n - 1)) return false;
-    Below below = bandsBelow(band);
+    return nestFits(bandsBelow(band));
+  }
+
+  static bool nestFits(const Below& below) {
     return (below.vector && below.depth >= 2 && below.depth <= 5) || (below.reduction && below.depth == 1);
+  }
+
+  // A permutable band whose last member carries a dependence (a window row
+  // of a convolution, kh) gets, as its last member, the coincident member
+  // whose unrolled iterations share the most reads: each read that does not
+  // move with it is loaded once for all the rows, and vector reads (those
+  // that move with the vector loop below) count 16 times a broadcast.
+  isl::schedule_node_band withSharingMemberLast(const isl::schedule_node_band& band) const {
+    int n = static_cast<int>(band.n_member());
+    if (n < 2 || !band.permutable() || band.member_get_coincident(n - 1)) return band;
+    // Tile loops keep their order: only point loops are unrolled.
+    if (schedule::markName(band.parent()).rfind("tile_", 0) == 0) return band;
+    if (!nestFits(bandsBelow(band))) return band;
+    tile::BandModel model(scop_, band, 64);
+    std::map<std::string, std::set<int>> vectorDims = vectorLoopDims(band);
+    int best = -1;
+    double bestCost = 0;
+    for (int m = 0; m < n - 1; ++m) {
+      if (!model.coincident(m)) continue;
+      double cost = 0;
+      bool plain = true;
+      for (const auto& name : model.statements()) {
+        int dim = model.statementDim(name, m);
+        plain = plain && dim >= 0;
+        if (dim < 0) continue;
+        const std::set<int>& vector = vectorDims[name];
+        scop_.statement(name).reads.foreach_map([&](isl::map read) {
+          auto involves = [&](int d) { return movesWith(read, d); };
+          if (!involves(dim)) return;
+          bool vectorRead = std::any_of(vector.begin(), vector.end(), involves);
+          cost += vectorRead ? 16 : 1;
+        });
+      }
+      if (plain && (best < 0 || cost <= bestCost)) {
+        best = m;
+        bestCost = cost;
+      }
+    }
+    if (best < 0) return band;
+    std::vector<int> order;
+    for (int m = 0; m < n; ++m)
+      if (m != best) order.push_back(m);
+    order.push_back(best);
+    explain_ += "band over " + statements(band) + ": member " + std::to_string(best) +
+                " made last, for unrolling (its rows share the most reads)\n";
+    return schedule::permuteMembers(scop_, band, order);
   }
 
   static std::string statements(const isl::schedule_node& node) {
@@ -75,13 +123,15 @@ class UnrollJamMarker {
     return s;
   }
 
+  const poly::Scop& scop_;
   std::string& explain_;
 };
 
 }  // namespace
 
-isl::schedule markUnrollJamLoops(const isl::schedule& schedule, std::string& explain) {
-  return UnrollJamMarker(explain).visit(schedule.root()).schedule();
+isl::schedule markUnrollJamLoops(const poly::Scop& scop, const isl::schedule& schedule,
+                                 std::string& explain) {
+  return UnrollJamMarker(scop, explain).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::target::cpu

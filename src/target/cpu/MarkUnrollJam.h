@@ -11,10 +11,15 @@
 
 #include <string>
 
+#include "poly/Scop.h"
+
 namespace tessel::target::cpu {
 
 inline constexpr const char* kUnrollJamMark = "unroll_jam";
 
-isl::schedule markUnrollJamLoops(const isl::schedule& schedule, std::string& explain);
+// A permutable band whose last member carries a dependence first gets the
+// coincident member that shares the most reads between its iterations as its
+// last member.
+isl::schedule markUnrollJamLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain);
 
 }  // namespace tessel::target::cpu

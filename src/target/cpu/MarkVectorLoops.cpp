@@ -74,10 +74,34 @@ class VectorMarker {
   std::string& explain_;
 };
 
+void collectVectorLoopDims(const isl::schedule_node& node, std::map<std::string, std::set<int>>& dims) {
+  std::string mark = schedule::markName(node);
+  if ((mark == kVectorMark || mark == kVectorReductionMark) && node.child(0).isa<isl::schedule_node_band>()) {
+    auto band = node.child(0).as<isl::schedule_node_band>();
+    isl::union_pw_aff loop = band.partial_schedule().at(static_cast<int>(band.n_member()) - 1);
+    isl::manage(isl_union_map_from_union_pw_aff(loop.copy())).foreach_map([&](isl::map m) {
+      std::string statement = isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_in)).name();
+      isl::manage(isl_pw_multi_aff_from_map(m.copy())).foreach_piece([&](isl::set, isl::multi_aff piece) {
+        isl::aff a = piece.at(0);
+        for (int d = 0; d < static_cast<int>(m.domain_tuple_dim()); ++d)
+          if (isl_aff_involves_dims(a.get(), isl_dim_in, static_cast<unsigned>(d), 1) == isl_bool_true)
+            dims[statement].insert(d);
+      });
+    });
+  }
+  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) collectVectorLoopDims(node.child(i), dims);
+}
+
 }  // namespace
 
 isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain) {
   return VectorMarker(scop, explain).visit(schedule.root()).schedule();
+}
+
+std::map<std::string, std::set<int>> vectorLoopDims(const isl::schedule_node& node) {
+  std::map<std::string, std::set<int>> dims;
+  collectVectorLoopDims(node, dims);
+  return dims;
 }
 
 }  // namespace tessel::target::cpu

@@ -10,6 +10,8 @@
 
 #include <isl/cpp.h>
 
+#include <map>
+#include <set>
 #include <string>
 
 #include "poly/Scop.h"
@@ -20,5 +22,9 @@ inline constexpr const char* kVectorMark = "vector";
 inline constexpr const char* kVectorReductionMark = "vector_reduction";
 
 isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain);
+
+// For each statement below `node` (by name), the domain dimensions its vector
+// loop (the band under a vector mark) moves with.
+std::map<std::string, std::set<int>> vectorLoopDims(const isl::schedule_node& node);
 
 }  // namespace tessel::target::cpu

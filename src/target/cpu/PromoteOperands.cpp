@@ -22,14 +22,9 @@ constexpr double kMinReuse = 4;
 // Buffers live on the stack of the thread that runs the tile.
 constexpr int64_t kMaxSiteBytes = 256 * 1024;
 
-std::string markName(const isl::schedule_node& node) {
-  if (!node.isa<isl::schedule_node_mark>()) return "";
-  return isl::manage(isl_schedule_node_mark_get_id(node.get())).name();
-}
-
 // The memory level of a tile mark ("tile_L1" -> "L1"), "" for other nodes.
 std::string tileLevel(const isl::schedule_node& node) {
-  std::string name = markName(node);
+  std::string name = schedule::markName(node);
   const std::string prefix = tile::tileMarkName("");
   return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : "";
 }
@@ -40,26 +35,6 @@ bool hasTileMarkBelow(const isl::schedule_node& node) {
     if (!tileLevel(child).empty() || hasTileMarkBelow(child)) return true;
   }
   return false;
-}
-
-// For each statement below `node`, the domain dimensions its vector loop
-// (the last member of a band under a vector mark) moves with.
-void collectVectorLoopDims(const isl::schedule_node& node, std::map<std::string, std::set<int>>& dims) {
-  std::string mark = markName(node);
-  if ((mark == kVectorMark || mark == kVectorReductionMark) && node.child(0).isa<isl::schedule_node_band>()) {
-    auto band = node.child(0).as<isl::schedule_node_band>();
-    isl::union_pw_aff loop = band.partial_schedule().at(static_cast<int>(band.n_member()) - 1);
-    isl::manage(isl_union_map_from_union_pw_aff(loop.copy())).foreach_map([&](isl::map m) {
-      std::string statement = isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_in)).name();
-      isl::manage(isl_pw_multi_aff_from_map(m.copy())).foreach_piece([&](isl::set, isl::multi_aff piece) {
-        isl::aff a = piece.at(0);
-        for (int d = 0; d < static_cast<int>(m.domain_tuple_dim()); ++d)
-          if (isl_aff_involves_dims(a.get(), isl_dim_in, static_cast<unsigned>(d), 1) == isl_bool_true)
-            dims[statement].insert(d);
-      });
-    });
-  }
-  for (int i = 0; i < static_cast<int>(node.n_children()); ++i) collectVectorLoopDims(node.child(i), dims);
 }
 
 // Whether the read's contiguous (last) index moves with one of `vectorDims`:
@@ -83,9 +58,6 @@ void collectReads(const te::Expr& e, const std::string& tensor, std::vector<cons
 }
 
 std::string tupleName(const isl::set& s) { return isl::manage(isl_set_get_tuple_id(s.get())).name(); }
-std::string rangeName(const isl::map& m) {
-  return isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_out)).name();
-}
 
 // Sizes of a box over the range of `relation` (one space), if isl finds one.
 std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation) {
@@ -135,8 +107,7 @@ class Promoter {
   isl::schedule_node promoteUnder(isl::schedule_node node, const std::string& level) {
     isl::union_set domain = schedule::nodeDomain(node);
     isl::union_map tileToInstances = node.prefix_schedule_union_map().intersect_domain(domain).reverse();
-    vectorDims_.clear();
-    collectVectorLoopDims(node, vectorDims_);
+    vectorDims_ = vectorLoopDims(node);
     std::string statements;
     domain.foreach_set([&](isl::set s) { statements += (statements.empty() ? "" : " ") + tupleName(s); });
 
@@ -169,12 +140,12 @@ class Promoter {
   std::optional<PromotedTensor> consider(const te::TensorDecl& t, const isl::union_set& domain,
                                          const isl::union_map& tileToInstances, int64_t budget,
                                          std::string& why) {
-    isl::union_map reads = scop_.reads.intersect_domain(domain);
-    isl::union_map readsOfT = isl::union_map::empty(reads.ctx());
-    reads.foreach_map([&](isl::map m) {
-      if (rangeName(m) == t.name) readsOfT = readsOfT.unite(m);
-    });
+    isl::union_map readsOfT = readsOf(scop_, domain, t.name);
     if (readsOfT.is_empty()) return std::nullopt;
+    if (t.shape.empty()) {
+      why = "a scalar";
+      return std::nullopt;
+    }
 
     double accesses = 0;
     bool alongVectors = false;
@@ -183,9 +154,7 @@ class Promoter {
       std::vector<const te::ExprNode*> rs;
       if (s.kind != poly::StatementKind::Init) collectReads(scop_.program->stages[s.stage].rhs, t.name, rs);
       for (const auto* r : rs) {
-        bool affine = std::all_of(r->operands.begin(), r->operands.end(),
-                                  [](const te::Expr& i) { return te::toAffine(i).has_value(); });
-        if (!affine || scop_.checkedReads.count(r)) {
+        if (!promotableRead(scop_, *r)) {
           why = "a read's index is not affine or not proven in range";
           return std::nullopt;
         }
@@ -223,8 +192,9 @@ class Promoter {
       why = "its footprint " + boxText(*box) + " is contiguous";
       return std::nullopt;
     }
-    if (!alongVectors) {
-      why = "no vector loop reads it along its rows";
+    if (!alongVectors || t.dtype != te::DType::F32) {
+      why =
+          t.dtype != te::DType::F32 ? "vector loops read f32 only" : "no vector loop reads it along its rows";
       return std::nullopt;
     }
     if (reuse < kMinReuse) {
@@ -245,11 +215,10 @@ class Promoter {
     return 0;
   }
 
-  // A name no tensor of the program has.
+  // Under the prefix the C backend reserves for its own names: the copy's
+  // loop variables and offsets, named after it, meet no user name.
   std::string bufferName(const std::string& tensor) const {
-    std::string name = tensor + "_p" + std::to_string(plan_.sites.size());
-    while (scop_.program->findTensor(name)) name += "_";
-    return name;
+    return "tessel_p" + std::to_string(plan_.sites.size()) + "_" + tensor;
   }
 
   const poly::Scop& scop_;

@@ -85,27 +85,36 @@ class AcrossBands {
       }
     }
     if (best < 0) return std::nullopt;
+    // The band keeps a parallel loop outside (else the moved member would be
+    // the outermost coincident loop: a parallel region per outer iteration).
+    bool parallelLeft = false;
+    for (int m = 0; m < model.members(); ++m)
+      parallelLeft = parallelLeft || (m != best && model.coincident(m));
+    if (!parallelLeft) return std::nullopt;
 
     isl::multi_union_pw_aff partial = band.get_partial_schedule();
     isl::union_pw_aff moving = partial.at(best);
     int n = model.members();
-    isl::schedule_node node = isl::manage(isl_schedule_node_delete(band.copy()));
-    if (n > 1) {
-      isl::union_pw_aff_list rest(band.ctx(), n - 1);
-      for (int m = 0; m < n; ++m)
-        if (m != best) rest = rest.add(partial.at(m));
-      isl::space space = isl::manage(
-          isl_space_drop_dims(partial.get_space().release(), isl_dim_set, static_cast<unsigned>(best), 1));
-      auto outer = node.insert_partial_schedule(isl::multi_union_pw_aff(space, rest))
-                       .as<isl::schedule_node_band>()
-                       .set_permutable(band.permutable() ? 1 : 0);
-      node = schedule::recomputeCoincidence(scop_, outer);
-    }
-    node = insertAtLeaves(node, moving);
+    isl::schedule_node node;
     try {
+      node = isl::manage(isl_schedule_node_delete(band.copy()));
+      if (n > 1) {
+        isl::union_pw_aff_list rest(band.ctx(), n - 1);
+        for (int m = 0; m < n; ++m)
+          if (m != best) rest = rest.add(partial.at(m));
+        isl::space space = isl::manage(
+            isl_space_drop_dims(partial.get_space().release(), isl_dim_set, static_cast<unsigned>(best), 1));
+        auto outer = node.insert_partial_schedule(isl::multi_union_pw_aff(space, rest))
+                         .as<isl::schedule_node_band>()
+                         .set_permutable(band.permutable() ? 1 : 0);
+        node = schedule::recomputeCoincidence(scop_, outer);
+      }
+      node = insertAtLeaves(node, moving);
       schedule::checkSchedule(scop_, node.schedule(), "sink-across-bands");
     } catch (const UserError&) {
       return std::nullopt;  // keep the scheduler's tree
+    } catch (const isl::exception&) {
+      return std::nullopt;
     }
     std::ostringstream os;
     os << "band over";

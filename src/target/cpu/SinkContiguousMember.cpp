@@ -74,16 +74,9 @@ class Sinker {
       if (m != best) order.push_back(m);
     order.push_back(best);
 
-    isl::multi_union_pw_aff schedule = band.get_partial_schedule();
-    isl::union_pw_aff_list members(band.ctx(), n);
-    for (int m : order) members = members.add(schedule.at(m));
-    isl::multi_union_pw_aff permuted(schedule.get_space(), members);
-    isl::schedule_node node = isl::manage(isl_schedule_node_delete(band.copy()));
-    auto sunk = node.insert_partial_schedule(permuted).as<isl::schedule_node_band>().set_permutable(1);
-    // Coincidence depends on the members outside: a member that moves outward
-    // can carry dependences its old inner neighbour carried, so the flags are
-    // recomputed rather than copied (parallel and unroll-jam marks read them).
-    sunk = schedule::recomputeCoincidence(scop_, sunk);
+    // Coincidence flags are recomputed, not copied (parallel and unroll-jam
+    // marks read them).
+    auto sunk = schedule::permuteMembers(scop_, band, order);
     explain_ += "band over";
     for (const auto& s : model.statements()) explain_ += " " + s;
     std::ostringstream lines;
