@@ -54,7 +54,7 @@ std::string sizes(std::initializer_list<std::pair<const char*, int>> bindings) {
 }
 
 const char* const kMatmul = "def f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n";
-const char* const kMatmulTiles = "S_0: 8@L1, 24@L1; S_1: 8@L1, 24@L1, 8@L1";
+const char* const kMatmulTiles = "S_0: 16@L1, 24@L1; S_1: 16@L1, 24@L1, 8@L1";
 
 TEST(PromoteOperands, MatmulTilesAreCopiedAndReadFromTheCopies) {
   for (auto [m, n, k] : {std::tuple{16, 48, 16}, {13, 29, 7}, {127, 50, 13}, {1, 24, 1}, {64, 72, 33}}) {
@@ -62,13 +62,13 @@ TEST(PromoteOperands, MatmulTilesAreCopiedAndReadFromTheCopies) {
     for (bool vectorize : {true, false}) {
       Checked c = compileAndCheck(tc, kMatmulTiles, Promotion::Auto, vectorize);
       EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
-      if (m >= 8 && n > 24 && k > 8) {
-        // B's 8x24 tile is read 8 times per element along the vector loop, and its rows are
+      if (m >= 16 && n > 24 && k > 8) {
+        // B's 8x24 tile is read 16 times per element along the vector loop, and its rows are
         // apart; A is read one element at a time (a broadcast per vector iteration).
         EXPECT_TRUE(
             contains(c.cp.explanation,
                      "promotion under the L1 tiles over S0 S1: A stays: no vector loop reads it along its "
-                     "rows; B 8x24 (0.8 KiB, 8.0 reads per element)"))
+                     "rows; B 8x24 (0.8 KiB, 16.0 reads per element)"))
             << c.cp.explanation;
         EXPECT_TRUE(contains(c.cp.cSource, "float tessel_p0_B_t[192] __attribute__((aligned(64)));"))
             << c.cp.cSource;
