@@ -13,6 +13,7 @@ TEST(BenchCompileOptions, NothingGivenKeepsTheDefaults) {
   EXPECT_EQ(o.fusion, schedule::FusionStrategy::Smart);
   EXPECT_TRUE(o.autoTiling);
   EXPECT_TRUE(o.vectorize);
+  EXPECT_EQ(o.promotion, driver::CompileOptions::Promotion::Auto);
   EXPECT_TRUE(o.tiles.empty());
   EXPECT_FALSE(o.hardware);  // the harness sets the machine it reports against
   EXPECT_TRUE(parseCompileOptionsArg(" , ").tiles.empty());
@@ -20,8 +21,9 @@ TEST(BenchCompileOptions, NothingGivenKeepsTheDefaults) {
 
 TEST(BenchCompileOptions, EveryOptionIsRead) {
   driver::CompileOptions o = parseCompileOptionsArg(
-      "fusion=min, tiling=off vectorize=off tiles=S_1: 64@L2/32@L1, *, 16@L1; S_2: 8@L1 ");
+      "fusion=min, tiling=off vectorize=off promote=all tiles=S_1: 64@L2/32@L1, *, 16@L1; S_2: 8@L1 ");
   EXPECT_EQ(o.fusion, schedule::FusionStrategy::Min);
+  EXPECT_EQ(o.promotion, driver::CompileOptions::Promotion::All);
   EXPECT_FALSE(o.autoTiling);
   EXPECT_FALSE(o.vectorize);
   ASSERT_EQ(o.tiles.statements.size(), 2u);
@@ -61,6 +63,7 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"fusion=", 1, 8, "unknown fusion strategy ''"},
       {"tiling=on", 1, 8, "bad tiling 'on' (expected tiling=auto or tiling=off)"},
       {"fusion=min vectorize=yes", 1, 22, "bad vectorize 'yes' (expected vectorize=on or vectorize=off)"},
+      {"tiling=off promote=on", 1, 20, "bad promotion 'on' (expected auto, all or off)"},
       {"fusion=min fusion=max", 1, 12, "fusion is given twice"},
       {"tiles=", 1, 7, "empty tiling policy"},
       {"fusion=max tiles=S_1: 4@L1, 4x@L1", 1, 30, "expected '@'"},

@@ -96,6 +96,9 @@ TEST_F(Cli, TilingAndVectorizationOptions) {
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --tiles @" + file("missing.tiles")).exitCode, 2);
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --tiling sideways").exitCode, 2);
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --vectorize maybe").exitCode, 2);
+  auto badPromote = runTessel("run " + file("mm.tc") + " --promote maybe");
+  EXPECT_EQ(badPromote.exitCode, 2);
+  EXPECT_NE(badPromote.err.find("--promote"), std::string::npos) << badPromote.err;
   writeText(file("machine.json"), "{ \"name\": 3 }\n");
   auto badMachine = runTessel("run " + file("mm.tc") + " --hardware " + file("machine.json"));
   EXPECT_EQ(badMachine.exitCode, 2);
@@ -104,7 +107,8 @@ TEST_F(Cli, TilingAndVectorizationOptions) {
 
 TEST_F(Cli, DumpAfterEveryPass) {
   for (const char* pass : {"widen-accumulators", "extract", "schedule", "tile", "sink-contiguous",
-                           "distribute-inner", "mark-vector", "mark-parallel", "ast", "lir", "vectorize"}) {
+                           "distribute-inner", "mark-vector", "mark-parallel", "ast", "lir", "vectorize",
+                           "sink-across-bands", "promote", "mark-unroll-jam", "register-tile"}) {
     auto r = runTessel("compile " + file("mm.tc") + " --dump-after=" + pass);
     EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << pass;
