@@ -5,10 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
-#include "backend/CEmitter.h"
 #include "driver/Compile.h"
-#include "runtime/Runner.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::lir {
@@ -29,15 +28,9 @@ Compiled compileAndCheck(const std::string& tc, const std::string& isa, const st
   o.hardware = machineWith(isa);
   if (!tiles.empty()) o.tiles = tile::parseTilePolicy(tiles, "test");
   c.cp = driver::compile(front::testing::lowerText(tc), o);
-  runtime::RunOptions ro;
-  ro.check = true;
-  ro.threads = 2;
-  auto r = runtime::runKernel(c.cp.program, c.cp.cSource, backend::packedEntryName(c.cp.kernel), ro);
-  for (const auto& out : r.outputs)
-    if (!out.pass) {
-      c.pass = false;
-      c.failures += out.tensor + ": " + out.message + "\n";
-    }
+  testing::KernelCheck k = testing::checkAgainstInterpreter(c.cp);
+  c.pass = k.pass;
+  c.failures = k.failures;
   return c;
 }
 

@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
-#include "backend/CEmitter.h"
+#include "../support/KernelCheck.h"
 #include "driver/Compile.h"
-#include "runtime/Runner.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::target::cpu {
@@ -31,15 +30,9 @@ Checked compileAndCheck(const std::string& tc, const std::string& tiles, Promoti
   o.promotion = promotion;
   o.vectorize = vectorize;
   c.cp = driver::compile(front::testing::lowerText(tc), o);
-  runtime::RunOptions ro;
-  ro.check = true;
-  ro.threads = 2;
-  auto r = runtime::runKernel(c.cp.program, c.cp.cSource, backend::packedEntryName(c.cp.kernel), ro);
-  for (const auto& out : r.outputs)
-    if (!out.pass) {
-      c.pass = false;
-      c.failures += out.tensor + ": " + out.message + "\n";
-    }
+  testing::KernelCheck k = testing::checkAgainstInterpreter(c.cp);
+  c.pass = k.pass;
+  c.failures = k.failures;
   return c;
 }
 

@@ -4,9 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
-#include "backend/CEmitter.h"
+#include "../support/KernelCheck.h"
 #include "driver/Compile.h"
-#include "runtime/Runner.h"
 
 namespace tessel::target::cpu {
 namespace {
@@ -21,17 +20,8 @@ Checked compileAndCheck(const std::string& tc, bool autoTiling) {
   driver::CompileOptions o;
   o.autoTiling = autoTiling;
   driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
-  runtime::RunOptions ro;
-  ro.check = true;
-  ro.threads = 2;
-  auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
-  Checked c{cp.explanation, true, ""};
-  for (const auto& out : r.outputs)
-    if (!out.pass) {
-      c.pass = false;
-      c.failures += out.tensor + ": " + out.message + "\n";
-    }
-  return c;
+  testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
+  return {cp.explanation, k.pass, k.failures};
 }
 
 bool moved(const Checked& c) {
