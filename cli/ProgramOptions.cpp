@@ -28,6 +28,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "auto: copy reused operand tiles into contiguous per-thread buffers (packing) where the "
                   "cost model expects a gain; all: wherever legal; off: read operands in place")
       ->check(CLI::IsMember({"auto", "all", "off"}));
+  cmd->add_option("--stream-stores", args.streamStores,
+                  "auto: non-temporal stores for outputs far beyond the caches that the kernel does not read "
+                  "back; always: for every such output; off: never")
+      ->check(CLI::IsMember({"auto", "always", "off"}));
   cmd->add_option("--tiles", args.tiles,
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
   cmd->add_option("--hardware", args.hardwareFile,
@@ -48,6 +52,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
   o.promotion = driver::parsePromotion(args.promote);
+  o.streamingStores = driver::parseStreamingStores(args.streamStores);
   o.scheduleTimeLimit = std::chrono::milliseconds(static_cast<int64_t>(args.scheduleTimeLimitSeconds * 1000));
   if (!args.tiles.empty()) {
     bool fromFile = args.tiles[0] == '@';

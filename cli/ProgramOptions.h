@@ -17,6 +17,7 @@ struct ProgramArgs {
   std::string tiling = "auto";
   std::string vectorize = "on";
   std::string promote = "auto";
+  std::string streamStores = "auto";
   std::string tiles;         // policy text, or @FILE
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;

@@ -11,6 +11,7 @@
 #ifndef TESSEL_VECTOR_PRELUDE
 #define TESSEL_VECTOR_PRELUDE
 
+#include <float.h>
 #include <immintrin.h>
 
 #if defined(__AVX512F__)
@@ -21,12 +22,28 @@ static inline tessel_m16 tessel_v16_tail(long remaining) {
 }
 static inline tessel_v16 tessel_v16_load(const float* p, tessel_m16 m) { return _mm512_maskz_loadu_ps(m, p); }
 static inline void tessel_v16_store(float* p, tessel_m16 m, tessel_v16 v) { _mm512_mask_storeu_ps(p, m, v); }
+/* Non-temporal store of a full vector at a 64-byte boundary, else a plain one. */
+static inline void tessel_v16_stream(float* p, tessel_m16 m, tessel_v16 v) {
+  if (m == (tessel_m16)0xFFFF && ((uintptr_t)p & 63u) == 0)
+    _mm512_stream_ps(p, v);
+  else
+    _mm512_mask_storeu_ps(p, m, v);
+}
 static inline tessel_v16 tessel_v16_splat(float x) { return _mm512_set1_ps(x); }
 static inline tessel_v16 tessel_v16_add(tessel_v16 a, tessel_v16 b) { return _mm512_add_ps(a, b); }
 static inline tessel_v16 tessel_v16_sub(tessel_v16 a, tessel_v16 b) { return _mm512_sub_ps(a, b); }
 static inline tessel_v16 tessel_v16_mul(tessel_v16 a, tessel_v16 b) { return _mm512_mul_ps(a, b); }
 static inline tessel_v16 tessel_v16_div(tessel_v16 a, tessel_v16 b) { return _mm512_div_ps(a, b); }
-static inline tessel_v16 tessel_v16_fma(tessel_v16 a, tessel_v16 b, tessel_v16 c) { return _mm512_fmadd_ps(a, b, c); }
+/* a / d for d the same in every lane: a multiplication by 1/d (within 1.5 ulp of the quotient)
+ * while 1/d is a normal float, a division otherwise (zero, huge, tiny, infinite or NaN d). */
+static inline tessel_v16 tessel_v16_div_by(tessel_v16 a, float d) {
+  float r = 1.0f / d;
+  if (fabsf(r) >= FLT_MIN && fabsf(r) <= FLT_MAX) return _mm512_mul_ps(a, _mm512_set1_ps(r));
+  return _mm512_div_ps(a, _mm512_set1_ps(d));
+}
+static inline tessel_v16 tessel_v16_fma(tessel_v16 a, tessel_v16 b, tessel_v16 c) {
+  return _mm512_fmadd_ps(a, b, c);
+}
 static inline tessel_v16 tessel_v16_sqrt(tessel_v16 a) { return _mm512_sqrt_ps(a); }
 static inline tessel_v16 tessel_v16_abs(tessel_v16 a) { return _mm512_abs_ps(a); }
 static inline tessel_v16 tessel_v16_neg(tessel_v16 a) {
@@ -66,7 +83,9 @@ static inline __m512i tessel_v16_iota_i32(int32_t x) {
                           _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 }
 static inline tessel_m16 tessel_v16_cmp_i32_eq(__m512i a, __m512i b) { return _mm512_cmpeq_epi32_mask(a, b); }
-static inline tessel_m16 tessel_v16_cmp_i32_ne(__m512i a, __m512i b) { return _mm512_cmpneq_epi32_mask(a, b); }
+static inline tessel_m16 tessel_v16_cmp_i32_ne(__m512i a, __m512i b) {
+  return _mm512_cmpneq_epi32_mask(a, b);
+}
 static inline tessel_m16 tessel_v16_cmp_i32_lt(__m512i a, __m512i b) { return _mm512_cmplt_epi32_mask(a, b); }
 static inline tessel_m16 tessel_v16_cmp_i32_le(__m512i a, __m512i b) { return _mm512_cmple_epi32_mask(a, b); }
 static inline tessel_m16 tessel_v16_cmp_i32_gt(__m512i a, __m512i b) { return _mm512_cmpgt_epi32_mask(a, b); }
@@ -108,12 +127,28 @@ static inline tessel_m8 tessel_v8_tail(long remaining) {
 }
 static inline tessel_v8 tessel_v8_load(const float* p, tessel_m8 m) { return _mm256_maskload_ps(p, m); }
 static inline void tessel_v8_store(float* p, tessel_m8 m, tessel_v8 v) { _mm256_maskstore_ps(p, m, v); }
+/* Non-temporal store of a full vector at a 32-byte boundary, else a plain one (consecutive
+ * stores fill each line's write-combining buffer by halves). */
+static inline void tessel_v8_stream(float* p, tessel_m8 m, tessel_v8 v) {
+  if (_mm256_movemask_ps(_mm256_castsi256_ps(m)) == 0xFF && ((uintptr_t)p & 31u) == 0)
+    _mm256_stream_ps(p, v);
+  else
+    _mm256_maskstore_ps(p, m, v);
+}
 static inline tessel_v8 tessel_v8_splat(float x) { return _mm256_set1_ps(x); }
 static inline tessel_v8 tessel_v8_add(tessel_v8 a, tessel_v8 b) { return _mm256_add_ps(a, b); }
 static inline tessel_v8 tessel_v8_sub(tessel_v8 a, tessel_v8 b) { return _mm256_sub_ps(a, b); }
 static inline tessel_v8 tessel_v8_mul(tessel_v8 a, tessel_v8 b) { return _mm256_mul_ps(a, b); }
 static inline tessel_v8 tessel_v8_div(tessel_v8 a, tessel_v8 b) { return _mm256_div_ps(a, b); }
-static inline tessel_v8 tessel_v8_fma(tessel_v8 a, tessel_v8 b, tessel_v8 c) { return _mm256_fmadd_ps(a, b, c); }
+/* As tessel_v16_div_by. */
+static inline tessel_v8 tessel_v8_div_by(tessel_v8 a, float d) {
+  float r = 1.0f / d;
+  if (fabsf(r) >= FLT_MIN && fabsf(r) <= FLT_MAX) return _mm256_mul_ps(a, _mm256_set1_ps(r));
+  return _mm256_div_ps(a, _mm256_set1_ps(d));
+}
+static inline tessel_v8 tessel_v8_fma(tessel_v8 a, tessel_v8 b, tessel_v8 c) {
+  return _mm256_fmadd_ps(a, b, c);
+}
 static inline tessel_v8 tessel_v8_sqrt(tessel_v8 a) { return _mm256_sqrt_ps(a); }
 static inline tessel_v8 tessel_v8_abs(tessel_v8 a) {
   return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
@@ -201,5 +236,8 @@ static inline float tessel_v8_reduce_min(tessel_v8 v) {
   return r;
 }
 #endif
+
+/* Orders the non-temporal stores of tessel_v*_stream before whatever follows. */
+static inline void tessel_stream_fence(void) { _mm_sfence(); }
 
 #endif

@@ -125,15 +125,21 @@ class Emitter {
         }
         return;
       case lir::StmtKind::For: {
+        // Each thread fences its own non-temporal stores before the loop's
+        // end, rather than relying on how the OpenMP barrier is built.
+        bool fenced = s->parallel && lir::hasStreamingStore(s) && (s->vectorLanes > 0 || canonicalLoop(s));
+        const char* pragma =
+            fenced ? "#pragma omp for schedule(static) nowait" : "#pragma omp parallel for schedule(static)";
+        if (fenced) os_ << pad << "#pragma omp parallel\n" << pad << "{\n";
         if (s->vectorLanes > 0) {
           ScalarC scalar{[this](const Expr& e) { return expr(e); },
                          [this](const lir::Stmt& st) { return storeText(st); },
                          [](const std::string& b) { return cName(b); }};
-          emitVectorLoop(os_, s, depth, scalar,
-                         s->parallel ? "#pragma omp parallel for schedule(static)" : "");
+          emitVectorLoop(os_, s, depth, scalar, s->parallel ? pragma : "");
+          if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
           return;
         }
-        if (s->parallel && canonicalLoop(s)) os_ << pad << "#pragma omp parallel for schedule(static)\n";
+        if (s->parallel && canonicalLoop(s)) os_ << pad << pragma << "\n";
         // OpenMP wants the loop predicate unparenthesized.
         std::string cond = expr(s->cond);
         if (cond.size() > 2 && cond.front() == '(' && cond.back() == ')' &&
@@ -143,6 +149,7 @@ class Emitter {
             << " += " << expr(s->step) << ") {\n";
         stmt(s->body[0], depth + 1);
         os_ << pad << "}\n";
+        if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
         return;
       }
       case lir::StmtKind::If:
@@ -388,6 +395,7 @@ std::string emitC(const lir::Kernel& k) {
   Emitter e(os);
   e.setBuffers(k);
   e.stmt(k.body, 1);
+  if (k.streamsStores && !k.vectorIsa.empty()) os << "  tessel_stream_fence();\n";
   for (const auto& t : k.temporaries) os << "  free(" << cName(t.name) << ");\n";
   os << "  return tessel_status;\n}\n\n";
   os << "int " << packedEntryName(k) << "(void** args) {\n  return " << kernelSymbol(k) << "(";

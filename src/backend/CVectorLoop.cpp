@@ -292,8 +292,8 @@ class VectorLoopEmitter {
         currentLets_ = lets;
         std::optional<int64_t> stride = lir::strideIn(lir::inlineLets(s->index, lets), loop_.name);
         if (stride && *stride == 1) {
-          os << pad << v_ << "_store(&" << scalar_.buffer(s->name) << "[" << scalar_.expr(s->index)
-             << "], tessel_tail, " << vec(s->value, "tessel_tail") << ");\n";
+          os << pad << v_ << (s->streaming ? "_stream(&" : "_store(&") << scalar_.buffer(s->name) << "["
+             << scalar_.expr(s->index) << "], tessel_tail, " << vec(s->value, "tessel_tail") << ");\n";
           return;
         }
         std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
@@ -347,6 +347,10 @@ class VectorLoopEmitter {
           case BinaryOp::Mul:
             return v_ + "_mul(" + a(0) + ", " + a(1) + ")";
           case BinaryOp::Div:
+            // A divisor that stays the same over the loop (softmax's row sum) is
+            // one reciprocal instead of a vector division per iteration.
+            if (!variesThroughLets(e->operands[1]))
+              return v_ + "_div_by(" + a(0) + ", (float)" + scalar_.expr(e->operands[1]) + ")";
             return v_ + "_div(" + a(0) + ", " + a(1) + ")";
           case BinaryOp::Min:
             return v_ + "_min(" + a(0) + ", " + a(1) + ")";

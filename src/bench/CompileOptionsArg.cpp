@@ -12,7 +12,8 @@ namespace {
 
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
-    "fusion=min|smart|max, tiling=auto|off, vectorize=on|off, promote=auto|all|off or tiles=POLICY";
+    "fusion=min|smart|max, tiling=auto|off, vectorize=on|off, promote=auto|all|off, "
+    "stream-stores=auto|always|off or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -43,7 +44,8 @@ class OptionListParser {
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
-      if (key != "fusion" && key != "tiling" && key != "vectorize" && key != "promote" && key != "tiles")
+      if (key != "fusion" && key != "tiling" && key != "vectorize" && key != "promote" &&
+          key != "stream-stores" && key != "tiles")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
@@ -61,6 +63,8 @@ class OptionListParser {
         options.vectorize = value == "on";
       } else if (key == "promote") {
         options.promotion = located(valueStart, [&] { return driver::parsePromotion(value); });
+      } else if (key == "stream-stores") {
+        options.streamingStores = located(valueStart, [&] { return driver::parseStreamingStores(value); });
       } else {
         options.tiles = tilePolicy(value, valueStart);
       }

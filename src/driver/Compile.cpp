@@ -5,6 +5,7 @@
 #include "backend/CEmitter.h"
 #include "lir/AstToLir.h"
 #include "lir/RegisterTile.h"
+#include "lir/StreamStores.h"
 #include "lir/Vectorize.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
@@ -22,6 +23,8 @@ std::string CompileOptions::toString() const {
   s += autoTiling ? " tiling=auto" : " tiling=off";
   if (!vectorize) s += " vectorize=off";
   if (promotion != Promotion::Auto) s += std::string(" promote=") + promotionName(promotion);
+  if (streamingStores != StreamingStores::Auto)
+    s += std::string(" stream-stores=") + streamingStoresName(streamingStores);
   if (!tiles.empty()) {
     std::string policy = tiles.toString();
     std::replace(policy.begin(), policy.end(), '\n', ';');
@@ -52,10 +55,29 @@ CompileOptions::Promotion parsePromotion(const std::string& text) {
   userError("bad promotion '" + text + "' (expected auto, all or off)");
 }
 
+const char* streamingStoresName(CompileOptions::StreamingStores s) {
+  switch (s) {
+    case CompileOptions::StreamingStores::Auto:
+      return "auto";
+    case CompileOptions::StreamingStores::Always:
+      return "always";
+    case CompileOptions::StreamingStores::Off:
+      return "off";
+  }
+  return "?";
+}
+
+CompileOptions::StreamingStores parseStreamingStores(const std::string& text) {
+  using S = CompileOptions::StreamingStores;
+  for (auto s : {S::Auto, S::Always, S::Off})
+    if (text == streamingStoresName(s)) return s;
+  userError("bad stream-stores '" + text + "' (expected auto, always or off)");
+}
+
 std::vector<std::string> passNames(const TargetStrategy& strategy) {
   std::vector<std::string> names = {"widen-accumulators", "extract"};
   for (const auto& p : strategy.schedulePasses()) names.push_back(p.name);
-  names.insert(names.end(), {"ast", "lir", "vectorize", "register-tile"});
+  names.insert(names.end(), {"ast", "lir", "vectorize", "register-tile", "stream-stores"});
   return names;
 }
 
@@ -105,6 +127,16 @@ std::string vectorIsa(const target::Hardware& hardware) {
   return "";
 }
 
+// What all the caches hold together: each core's share of the last level
+// (the outermost with a capacity, DRAM aside), times the cores.
+int64_t cacheBytes(const target::Hardware& hardware) {
+  int64_t bytes = 0;
+  for (const auto& level : hardware.memory)
+    if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
+      bytes = level.capacityBytes * hardware.cores / std::max(1, level.sharedBy);
+  return bytes;
+}
+
 }  // namespace
 
 CompiledProgram compile(const te::Program& program, const CompileOptions& options,
@@ -141,6 +173,13 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     if (options.dumpAfter == "vectorize") out.dump = lir::toString(out.kernel);
     if (options.vectorize) out.kernel = lir::registerTile(out.kernel, out.kernel.vectorIsa, out.explanation);
     if (options.dumpAfter == "register-tile") out.dump = lir::toString(out.kernel);
+    if (options.vectorize && options.streamingStores != CompileOptions::StreamingStores::Off) {
+      int64_t threshold = options.streamingStores == CompileOptions::StreamingStores::Always
+                              ? 0
+                              : lir::kStreamingFactor * cacheBytes(host);
+      out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation);
+    }
+    if (options.dumpAfter == "stream-stores") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);
   } catch (const isl::exception& e) {
     throw InternalError("isl", e.what());

@@ -1,5 +1,7 @@
 #include "driver/Strategy.h"
+#include "fuse/FuseOuterLoops.h"
 #include "schedule/MarkParallel.h"
+#include "target/cpu/ContractTemporaries.h"
 #include "target/cpu/DistributeInnerLoops.h"
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
@@ -42,6 +44,11 @@ class CpuStrategy final : public TargetStrategy {
            }
            return r.tree;
          }},
+        {"fuse-outer", false,
+         [](const isl::schedule& s, PassContext& c) {
+           if (c.options.fusion == schedule::FusionStrategy::Min) return s;
+           return fuse::fuseOuterLoops(c.scop, s, c.explain);
+         }},
         {"sink-across-bands", false,
          [](const isl::schedule& s, PassContext& c) {
            return target::cpu::sinkAcrossBands(c.scop, s, c.explain);
@@ -69,6 +76,10 @@ class CpuStrategy final : public TargetStrategy {
            po.levels = tilingOptions(c).levels;
            po.ignoreCost = c.options.promotion == CompileOptions::Promotion::All;
            return target::cpu::promoteOperands(c.scop, s, po, c.promotions, c.explain);
+         }},
+        {"contract", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::contractTemporaries(c.scop, s, c.promotions, c.explain);
          }},
         {"mark-unroll-jam", false,
          [](const isl::schedule& s, PassContext& c) {

@@ -32,6 +32,11 @@ struct CompileOptions {
   // the copies), or never.
   enum class Promotion { Auto, All, Off };
   Promotion promotion = Promotion::Auto;
+  // Non-temporal stores for outputs the kernel does not read back: when they
+  // are far beyond the caches (auto), for every such output (always: exercises
+  // them in tests and fuzzing), or never.
+  enum class StreamingStores { Auto, Always, Off };
+  StreamingStores streamingStores = StreamingStores::Auto;
   // The machine to compile for; absent = the host, detected when compiling.
   std::optional<target::Hardware> hardware;
   std::string toString() const;
@@ -40,5 +45,7 @@ struct CompileOptions {
 const char* promotionName(CompileOptions::Promotion p);  // "auto", "all", "off"
 // UserError naming `text` when it is none of the names.
 CompileOptions::Promotion parsePromotion(const std::string& text);
+const char* streamingStoresName(CompileOptions::StreamingStores s);  // "auto", "always", "off"
+CompileOptions::StreamingStores parseStreamingStores(const std::string& text);
 
 }  // namespace tessel::driver

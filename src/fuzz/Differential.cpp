@@ -79,7 +79,9 @@ std::vector<Combination> optionMatrix() {
     // past the edges); smart fusion keeps the cost model's choice.
     bool all = fusion != schedule::FusionStrategy::Smart;
     if (all) smallTiles.options.promotion = driver::CompileOptions::Promotion::All;
-    smallTiles.label = f + " tiles=small" + (all ? " promote=all" : "") + " threads=2";
+    // Every output not read back is written with non-temporal stores.
+    smallTiles.options.streamingStores = driver::CompileOptions::StreamingStores::Always;
+    smallTiles.label = f + " tiles=small" + (all ? " promote=all" : "") + " stream-stores=always threads=2";
     m.push_back(smallTiles);
   }
   return m;

@@ -81,7 +81,8 @@ struct AstGeneration {
 
 // Where the boxes of the site's tensors lie in the tiles the build is at.
 // A tensor whose box isl cannot place stays unpromoted here (its reads go to
-// the tensor, which is always right).
+// the tensor, which is always right), and so does a contracted temporary
+// whose values cross into another piece of the site's subtree.
 PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_build* build) {
   PromotionInstance instance;
   instance.site = site;
@@ -89,9 +90,18 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
   for (const auto& tensor : g.plan.sites[site].tensors) {
     std::optional<std::vector<isl::ast_expr>> offsets;
     try {
-      isl::union_map footprint =
-          tileToInstances.apply_range(target::readsOf(g.scop, tileToInstances.range(), tensor.tensor));
-      if (!footprint.is_empty()) {
+      isl::union_set instances = tileToInstances.range();
+      isl::union_map accesses = target::readsOf(g.scop, instances, tensor.tensor);
+      bool selfContained = true;
+      if (tensor.contracted) {
+        accesses = accesses.unite(target::writesOf(g.scop, instances, tensor.tensor));
+        TESSEL_CHECK(tensor.flow.has_value(), "ast", "contracted " + tensor.tensor + " without its dataflow");
+        isl::union_map touching =
+            tensor.flow->intersect_domain(instances).unite(tensor.flow->intersect_range(instances));
+        selfContained = touching.is_subset(touching.intersect_domain(instances).intersect_range(instances));
+      }
+      isl::union_map footprint = tileToInstances.apply_range(accesses);
+      if (selfContained && !footprint.is_empty()) {
         isl::fixed_box box = footprint.as_map().range_simple_fixed_box_hull();
         bool fits = box.is_valid();
         isl::multi_val size = fits ? box.size() : isl::multi_val();
@@ -228,7 +238,7 @@ class AstTranslator {
     auto index = reinterpret_cast<intptr_t>(isl_id_get_user(annotation)) - 1;
     isl_id_free(annotation);
     const PromotionInstance& instance = ast_.promotions.at(static_cast<size_t>(index));
-    PromotedReads outer = promoted_;
+    RedirectedTensors outer = promoted_;
     std::vector<Stmt> stmts;
     for (size_t k = 0; k < instance.offsets.size(); ++k) {
       if (!instance.offsets[k]) continue;
@@ -242,8 +252,8 @@ class AstTranslator {
         stmts.push_back(let(name, expr((*instance.offsets[k])[d])));
         offsets.push_back(indexVar(name));
       }
-      stmts.push_back(copyIn(p, t, offsets));
-      promoted_[p.tensor] = PromotedRead{p.buffer, offsets, p.box};
+      if (!p.contracted) stmts.push_back(copyIn(p, t, offsets));
+      promoted_[p.tensor] = RedirectedTensor{p.buffer, offsets, p.box, p.contracted};
     }
     stmts.push_back(node(mark.node(), marks));
     promoted_ = outer;
@@ -318,7 +328,7 @@ class AstTranslator {
   const poly::Scop& scop_;
   const GeneratedAst& ast_;
   const target::PromotionPlan& plan_;
-  PromotedReads promoted_;  // the reads redirected by the promotion marks above
+  RedirectedTensors promoted_;  // the accesses redirected by the promotion marks above
 };
 
 std::vector<BufferDecl> decls(const std::vector<const te::TensorDecl*>& ts) {
@@ -336,8 +346,10 @@ Kernel astToLir(const te::Program& program, const poly::Scop& scop, const Genera
   k.name = program.name;
   k.inputs = decls(program.inputs());
   k.outputs = decls(program.outputs());
-  k.temporaries = decls(program.temporaries());
   k.body = t.node(ast.root);
+  // A temporary contracted everywhere needs no array of its own.
+  for (const auto& decl : decls(program.temporaries()))
+    if (usesBuffer(k.body, decl.name)) k.temporaries.push_back(decl);
   k.checksIndices = t.checksIndices;
   for (const auto& [name, decl] : t.locals) k.locals.push_back(decl);
   return k;

@@ -1,5 +1,6 @@
 #include "lir/Lir.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tessel::lir {
@@ -237,7 +238,7 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       os << "\n";
       return;
     case StmtKind::Store:
-      os << pad << s->name << "[";
+      os << pad << (s->streaming ? "stream " : "") << s->name << "[";
       printExpr(os, s->index);
       os << "] = ";
       printExpr(os, s->value);
@@ -248,7 +249,32 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       return;
   }
 }
+
+bool loads(const Expr& e, const std::string& buffer) {
+  if (e->kind == ExprKind::Load && e->name == buffer) return true;
+  return std::any_of(e->operands.begin(), e->operands.end(), [&](const Expr& o) { return loads(o, buffer); });
+}
+
+bool uses(const Stmt& s, const std::string& buffer, bool stores) {
+  if (!s) return false;
+  if (stores && s->kind == StmtKind::Store && s->name == buffer) return true;
+  for (const Expr* e : {&s->init, &s->cond, &s->step, &s->value, &s->index})
+    if (*e && loads(*e, buffer)) return true;
+  if (uses(s->thenCase, buffer, stores) || uses(s->elseCase, buffer, stores)) return true;
+  return std::any_of(s->body.begin(), s->body.end(), [&](const Stmt& c) { return uses(c, buffer, stores); });
+}
+
 }  // namespace
+
+bool hasStreamingStore(const Stmt& s) {
+  if (!s) return false;
+  if (s->kind == StmtKind::Store) return s->streaming;
+  return hasStreamingStore(s->thenCase) || hasStreamingStore(s->elseCase) ||
+         std::any_of(s->body.begin(), s->body.end(), [](const Stmt& c) { return hasStreamingStore(c); });
+}
+
+bool readsBuffer(const Stmt& s, const std::string& buffer) { return uses(s, buffer, false); }
+bool usesBuffer(const Stmt& s, const std::string& buffer) { return uses(s, buffer, true); }
 
 std::string toString(const Kernel& k) {
   std::ostringstream os;

@@ -82,6 +82,8 @@ struct StmtNode {
   // accumulate into elements that stay the same over that nest; the C
   // backend keeps them in registers (set by the register tiler).
   bool accumulatesInRegisters = false;
+  // Store in a vector loop: the backend may bypass the caches (lir/StreamStores.h).
+  bool streaming = false;
   Expr value;               // Let: bound index value; Store: stored value
   Expr index;               // Store: flat element index
   Stmt thenCase, elseCase;  // If (cond in `cond`)
@@ -115,7 +117,14 @@ struct Kernel {
   Stmt body;
   bool checksIndices = false;  // body contains CheckedIndex: the kernel reports bad indices
   std::string vectorIsa;       // "avx512", "avx2" or "" (scalar): the ISA of vectorized loops
+  bool streamsStores = false;  // some Store is `streaming`: the kernel fences them before returning
 };
+
+// Whether some Load in `s` reads `buffer`; whether some Load or Store uses it.
+bool readsBuffer(const Stmt& s, const std::string& buffer);
+bool usesBuffer(const Stmt& s, const std::string& buffer);
+// Whether some Store in `s` is `streaming`.
+bool hasStreamingStore(const Stmt& s);
 
 // Readable text of the loop IR (`--emit lir`).
 std::string toString(const Kernel& k);

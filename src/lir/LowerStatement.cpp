@@ -1,5 +1,7 @@
 #include "lir/LowerStatement.h"
 
+#include <utility>
+
 #include "target/Promotion.h"
 
 namespace tessel::lir {
@@ -10,7 +12,7 @@ namespace {
 
 class InstanceLowering {
  public:
-  InstanceLowering(const poly::Scop& scop, const PromotedReads& promoted, bool& checksIndices)
+  InstanceLowering(const poly::Scop& scop, const RedirectedTensors& promoted, bool& checksIndices)
       : scop_(scop),
         program_(*scop.program),
         checkedReads_(scop.checkedReads),
@@ -42,6 +44,14 @@ class InstanceLowering {
     throw InternalError("lower-statement", "unknown expression kind");
   }
 
+  // Where a statement stores into `t`: its buffer when `t` is contracted here.
+  std::pair<std::string, Expr> storeTarget(const te::TensorDecl& t, const std::vector<te::Expr>& indices) {
+    auto p = promoted_.find(t.name);
+    if (p != promoted_.end() && p->second.writes)
+      return {p->second.buffer, promotedIndex(p->second, t, indices)};
+    return {t.name, flatIndex(t, indices)};
+  }
+
   Expr flatIndex(const te::TensorDecl& t, const std::vector<te::Expr>& indices, bool checked = false) {
     TESSEL_CHECK(indices.size() == t.shape.size(), "lower-statement", "rank mismatch on " + t.name);
     Expr flat = indexImm(0);
@@ -55,7 +65,8 @@ class InstanceLowering {
   }
 
  private:
-  Expr promotedIndex(const PromotedRead& p, const te::TensorDecl& t, const std::vector<te::Expr>& indices) {
+  Expr promotedIndex(const RedirectedTensor& p, const te::TensorDecl& t,
+                     const std::vector<te::Expr>& indices) {
     TESSEL_CHECK(indices.size() == p.offsets.size() && indices.size() == p.box.size(), "lower-statement",
                  "rank mismatch on the promoted copy of " + t.name);
     Expr flat = indexImm(0);
@@ -92,7 +103,7 @@ class InstanceLowering {
   const poly::Scop& scop_;
   const te::Program& program_;
   const std::set<const te::ExprNode*>& checkedReads_;
-  const PromotedReads& promoted_;
+  const RedirectedTensors& promoted_;
   bool& checksIndices_;
 };
 
@@ -125,7 +136,7 @@ Expr storable(te::DType bufferType, Expr v) {
 }  // namespace
 
 Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& statement,
-                            const std::vector<Expr>& dimValues, const PromotedReads& promoted,
+                            const std::vector<Expr>& dimValues, const RedirectedTensors& promoted,
                             bool& checksIndices) {
   const te::Program& program = *scop.program;
   TESSEL_CHECK(dimValues.size() == statement.dims.size(), "lower-statement",
@@ -139,7 +150,7 @@ Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& state
   InstanceLowering lower(scop, promoted, checksIndices);
   std::vector<te::Expr> lhs;
   for (const auto& v : stage.indices) lhs.push_back(te::var(v));
-  Expr target = lower.flatIndex(out, lhs);
+  auto [buffer, target] = lower.storeTarget(out, lhs);
   Expr v;
   switch (statement.kind) {
     case poly::StatementKind::Assign:
@@ -149,10 +160,10 @@ Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& state
       v = imm(te::reductionIdentity(stage.reduction, out.dtype), out.dtype);
       break;
     case poly::StatementKind::Update:
-      v = combine(stage.reduction, out.dtype, load(out.name, out.dtype, target), lower.value(stage.rhs));
+      v = combine(stage.reduction, out.dtype, load(buffer, out.dtype, target), lower.value(stage.rhs));
       break;
   }
-  stmts.push_back(store(out.name, target, storable(out.dtype, v)));
+  stmts.push_back(store(buffer, target, storable(out.dtype, v)));
   return block(std::move(stmts));
 }
 

@@ -15,17 +15,20 @@ std::string indexVarName(const std::string& v);
 
 // A tensor read from a promoted copy of its footprint in the current tile:
 // its element e is element e - offsets of `buffer`, row-major over `box`.
-struct PromotedRead {
+// A contracted temporary is written there too.
+struct RedirectedTensor {
   std::string buffer;
   std::vector<Expr> offsets;  // one per tensor dimension
   std::vector<int64_t> box;
+  bool writes = false;
 };
-using PromotedReads = std::map<std::string, PromotedRead>;  // by tensor name
+using RedirectedTensors = std::map<std::string, RedirectedTensor>;  // by tensor name
 
-// Affine reads of the tensors in `promoted` go to their buffers. `checksIndices` is set when the instance
+// Affine reads of the tensors in `promoted` go to their buffers, and so do
+// the writes of contracted temporaries. `checksIndices` is set when the instance
 // reads through an index checked at run time (indirect, or not provable in range under its guard).
 Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& statement,
-                            const std::vector<Expr>& dimValues, const PromotedReads& promoted,
+                            const std::vector<Expr>& dimValues, const RedirectedTensors& promoted,
                             bool& checksIndices);
 
 }  // namespace tessel::lir

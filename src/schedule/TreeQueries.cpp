@@ -14,6 +14,14 @@ bool hasBandBelow(const isl::schedule_node& node) {
   return false;
 }
 
+std::string statementNames(const isl::union_set& instances) {
+  std::string names;
+  instances.foreach_set([&](isl::set s) {
+    names += (names.empty() ? "" : " ") + isl::manage(isl_set_get_tuple_id(s.get())).name();
+  });
+  return names;
+}
+
 isl::id markId(isl::ctx ctx, const std::string& name) {
   return isl::manage(isl_id_alloc(ctx.get(), name.c_str(), nullptr));
 }

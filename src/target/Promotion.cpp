@@ -6,7 +6,17 @@ namespace tessel::target {
 
 namespace {
 constexpr const char* kPrefix = "promote_";
+
+isl::union_map accessesOf(const isl::union_map& accesses, const isl::union_set& domain,
+                          const std::string& tensor) {
+  isl::union_map out = isl::union_map::empty(accesses.ctx());
+  accesses.intersect_domain(domain).foreach_map([&](isl::map m) {
+    if (isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_out)).name() == tensor) out = out.unite(m);
+  });
+  return out;
 }
+
+}  // namespace
 
 std::string PromotionPlan::markName(size_t site) { return kPrefix + std::to_string(site); }
 
@@ -16,18 +26,48 @@ std::optional<size_t> PromotionPlan::siteOfMark(const std::string& mark) const {
   return std::nullopt;
 }
 
+std::string PromotionPlan::bufferName(size_t site, const std::string& tensor) {
+  return "tessel_p" + std::to_string(site) + "_" + tensor;
+}
+
 isl::union_map readsOf(const poly::Scop& scop, const isl::union_set& domain, const std::string& tensor) {
-  isl::union_map out = isl::union_map::empty(scop.reads.ctx());
-  scop.reads.intersect_domain(domain).foreach_map([&](isl::map m) {
-    if (isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_out)).name() == tensor) out = out.unite(m);
-  });
-  return out;
+  return accessesOf(scop.reads, domain, tensor);
+}
+
+isl::union_map writesOf(const poly::Scop& scop, const isl::union_set& domain, const std::string& tensor) {
+  return accessesOf(scop.writes, domain, tensor);
 }
 
 bool promotableRead(const poly::Scop& scop, const te::ExprNode& read) {
   return !scop.checkedReads.count(&read) &&
          std::all_of(read.operands.begin(), read.operands.end(),
                      [](const te::Expr& i) { return te::toAffine(i).has_value(); });
+}
+
+void collectReads(const te::Expr& e, const std::string& tensor, std::vector<const te::ExprNode*>& out) {
+  if (e->kind == te::ExprKind::Access && e->name == tensor) out.push_back(e.get());
+  for (const auto& o : e->operands) collectReads(o, tensor, out);
+}
+
+std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation) {
+  isl::fixed_box box = relation.as_map().range_simple_fixed_box_hull();
+  if (!box.is_valid()) return std::nullopt;
+  isl::multi_val size = box.size();
+  std::vector<int64_t> out;
+  for (unsigned d = 0; d < size.size(); ++d) out.push_back(size.at(static_cast<int>(d)).num_si());
+  return out;
+}
+
+int64_t product(const std::vector<int64_t>& sizes) {
+  int64_t p = 1;
+  for (int64_t x : sizes) p *= x;
+  return p;
+}
+
+std::string boxText(const std::vector<int64_t>& box) {
+  std::string s;
+  for (size_t d = 0; d < box.size(); ++d) s += (d ? "x" : "") + std::to_string(box[d]);
+  return s;
 }
 
 }  // namespace tessel::target

@@ -21,8 +21,10 @@ TEST(BenchCompileOptions, NothingGivenKeepsTheDefaults) {
 
 TEST(BenchCompileOptions, EveryOptionIsRead) {
   driver::CompileOptions o = parseCompileOptionsArg(
-      "fusion=min, tiling=off vectorize=off promote=all tiles=S_1: 64@L2/32@L1, *, 16@L1; S_2: 8@L1 ");
+      "fusion=min, tiling=off vectorize=off promote=all stream-stores=always tiles=S_1: 64@L2/32@L1, *, "
+      "16@L1; S_2: 8@L1 ");
   EXPECT_EQ(o.fusion, schedule::FusionStrategy::Min);
+  EXPECT_EQ(o.streamingStores, driver::CompileOptions::StreamingStores::Always);
   EXPECT_EQ(o.promotion, driver::CompileOptions::Promotion::All);
   EXPECT_FALSE(o.autoTiling);
   EXPECT_FALSE(o.vectorize);
@@ -64,6 +66,7 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"tiling=on", 1, 8, "bad tiling 'on' (expected tiling=auto or tiling=off)"},
       {"fusion=min vectorize=yes", 1, 22, "bad vectorize 'yes' (expected vectorize=on or vectorize=off)"},
       {"tiling=off promote=on", 1, 20, "bad promotion 'on' (expected auto, all or off)"},
+      {"stream-stores=never", 1, 15, "bad stream-stores 'never' (expected auto, always or off)"},
       {"fusion=min fusion=max", 1, 12, "fusion is given twice"},
       {"tiles=", 1, 7, "empty tiling policy"},
       {"fusion=max tiles=S_1: 4@L1, 4x@L1", 1, 30, "expected '@'"},

@@ -99,6 +99,9 @@ TEST_F(Cli, TilingAndVectorizationOptions) {
   auto badPromote = runTessel("run " + file("mm.tc") + " --promote maybe");
   EXPECT_EQ(badPromote.exitCode, 2);
   EXPECT_NE(badPromote.err.find("--promote"), std::string::npos) << badPromote.err;
+  auto badStream = runTessel("run " + file("mm.tc") + " --stream-stores sometimes");
+  EXPECT_EQ(badStream.exitCode, 2);
+  EXPECT_NE(badStream.err.find("--stream-stores"), std::string::npos) << badStream.err;
   writeText(file("machine.json"), "{ \"name\": 3 }\n");
   auto badMachine = runTessel("run " + file("mm.tc") + " --hardware " + file("machine.json"));
   EXPECT_EQ(badMachine.exitCode, 2);
@@ -106,9 +109,10 @@ TEST_F(Cli, TilingAndVectorizationOptions) {
 }
 
 TEST_F(Cli, DumpAfterEveryPass) {
-  for (const char* pass : {"widen-accumulators", "extract", "schedule", "tile", "sink-contiguous",
-                           "distribute-inner", "mark-vector", "mark-parallel", "ast", "lir", "vectorize",
-                           "sink-across-bands", "promote", "mark-unroll-jam", "register-tile"}) {
+  for (const char* pass :
+       {"widen-accumulators", "extract", "schedule", "tile", "sink-contiguous", "distribute-inner",
+        "mark-vector", "mark-parallel", "ast", "lir", "vectorize", "sink-across-bands", "promote",
+        "mark-unroll-jam", "register-tile", "fuse-outer", "contract", "stream-stores"}) {
     auto r = runTessel("compile " + file("mm.tc") + " --dump-after=" + pass);
     EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << pass;

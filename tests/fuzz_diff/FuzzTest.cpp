@@ -57,7 +57,7 @@ TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingAndThreadCount) {
   EXPECT_EQ(m.size(), 9u);
   EXPECT_EQ(m.front().label, "fusion=min tiling=off vectorize=off threads=1");
   EXPECT_EQ(m[1].label, "fusion=min tiling=auto(tiny caches) threads=2");
-  EXPECT_EQ(m.back().label, "fusion=max tiles=small promote=all threads=2");
+  EXPECT_EQ(m.back().label, "fusion=max tiles=small promote=all stream-stores=always threads=2");
 }
 
 TEST(Fuzz, GeneratedProgramsPass) {

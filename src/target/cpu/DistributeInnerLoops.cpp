@@ -62,9 +62,7 @@ class Distributor {
   std::optional<isl::schedule_node> distribute(const isl::schedule_node_band& band) {
     std::optional<int> split = firstSplitMember(band);
     if (!split) return std::nullopt;
-    std::string statements;
-    schedule::nodeDomain(band).foreach_set(
-        [&](isl::set s) { statements += " " + isl::manage(isl_set_get_tuple_id(s.get())).name(); });
+    std::string statements = " " + schedule::statementNames(schedule::nodeDomain(band));
     if (!legal(band, *split)) {
       explain_ += "inner loops of the band over" + statements +
                   " kept together (a dependence forbids distribution)\n";

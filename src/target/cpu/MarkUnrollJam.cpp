@@ -120,11 +120,7 @@ class UnrollJamMarker {
   }
 
   static std::string statements(const isl::schedule_node& node) {
-    std::string s;
-    schedule::nodeDomain(node).foreach_set([&](isl::set set) {
-      s += (s.empty() ? "" : " ") + isl::manage(isl_set_get_tuple_id(set.get())).name();
-    });
-    return s;
+    return schedule::statementNames(schedule::nodeDomain(node));
   }
 
   const poly::Scop& scop_;

@@ -54,34 +54,7 @@ bool readAlongVectors(const te::ExprNode& read, const poly::Statement& s, const 
   return false;
 }
 
-void collectReads(const te::Expr& e, const std::string& tensor, std::vector<const te::ExprNode*>& out) {
-  if (e->kind == te::ExprKind::Access && e->name == tensor) out.push_back(e.get());
-  for (const auto& o : e->operands) collectReads(o, tensor, out);
-}
-
 std::string tupleName(const isl::set& s) { return isl::manage(isl_set_get_tuple_id(s.get())).name(); }
-
-// Sizes of a box over the range of `relation` (one space), if isl finds one.
-std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation) {
-  isl::fixed_box box = relation.as_map().range_simple_fixed_box_hull();
-  if (!box.is_valid()) return std::nullopt;
-  isl::multi_val size = box.size();
-  std::vector<int64_t> out;
-  for (unsigned d = 0; d < size.size(); ++d) out.push_back(size.at(static_cast<int>(d)).num_si());
-  return out;
-}
-
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
-std::string boxText(const std::vector<int64_t>& box) {
-  std::string s;
-  for (size_t d = 0; d < box.size(); ++d) s += (d ? "x" : "") + std::to_string(box[d]);
-  return s;
-}
 
 std::string kib(int64_t bytes) {
   char buf[32];
@@ -188,7 +161,7 @@ class Promoter {
     std::snprintf(reuseText, sizeof reuseText, "%.1f reads per element", reuse);
     if (options_.ignoreCost && elements * te::dtypeBytes(t.dtype) <= budget) {
       why = reuseText;
-      return PromotedTensor{t.name, bufferName(t.name), *box};
+      return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt};
     }
     if (contiguous) {
       why = "its footprint " + boxText(*box) + " is contiguous";
@@ -208,7 +181,7 @@ class Promoter {
       return std::nullopt;
     }
     why = reuseText;
-    return PromotedTensor{t.name, bufferName(t.name), *box};
+    return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt};
   }
 
   int64_t capacity(const std::string& level) const {
@@ -217,10 +190,8 @@ class Promoter {
     return 0;
   }
 
-  // Under the prefix the C backend reserves for its own names: the copy's
-  // loop variables and offsets, named after it, meet no user name.
   std::string bufferName(const std::string& tensor) const {
-    return "tessel_p" + std::to_string(plan_.sites.size()) + "_" + tensor;
+    return PromotionPlan::bufferName(plan_.sites.size(), tensor);
   }
 
   const poly::Scop& scop_;

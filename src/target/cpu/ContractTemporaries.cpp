@@ -1,0 +1,188 @@
+#include "target/cpu/ContractTemporaries.h"
+
+#include <isl/schedule_node.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "schedule/TreeQueries.h"
+#include "target/cpu/MarkVectorLoops.h"
+
+namespace tessel::target::cpu {
+
+namespace {
+
+// The buffers of a site live on the stack of the thread that runs the
+// iteration: all of them together stay within this.
+constexpr int64_t kMaxSiteBytes = 256 * 1024;
+
+// What contraction needs to know about one temporary.
+struct Temporary {
+  const te::TensorDecl* decl = nullptr;
+  isl::union_set accessors;  // the instances that read or write it
+  isl::union_map accesses;   // instance -> element, reads and writes
+  isl::union_map flow;       // write instance -> read instance of the same element
+};
+
+// Statement instances that pass `node` (a filter's own filter included).
+isl::union_set instancesAt(const isl::schedule_node& node) {
+  isl::union_set domain = schedule::nodeDomain(node);
+  if (node.isa<isl::schedule_node_filter>())
+    domain = domain.intersect(node.as<isl::schedule_node_filter>().get_filter());
+  return domain;
+}
+
+class Contractor {
+ public:
+  Contractor(const poly::Scop& scop, PromotionPlan& plan, std::string& explain)
+      : scop_(scop), plan_(plan), explain_(explain) {}
+
+  isl::schedule run(const isl::schedule& schedule) {
+    // Placements by path from the root (child positions), one site each.
+    std::map<std::vector<int>, std::vector<PromotedTensor>> sites;
+    for (const te::TensorDecl* t : scop_.program->temporaries()) {
+      std::string why;
+      std::optional<Temporary> temporary = analyze(*t, why);
+      std::optional<Placement> best;
+      if (temporary) best = place(schedule.root(), {}, *temporary);
+      if (!best) {
+        explain_ += "contraction: " + t->name + " stays a full array" +
+                    (why.empty() ? std::string(" (no loop keeps each of its values within one iteration)")
+                                 : " (" + why + ")") +
+                    "\n";
+        continue;
+      }
+      std::vector<PromotedTensor>& site = sites[best->path];
+      int64_t bytes = product(best->box) * te::dtypeBytes(t->dtype);
+      for (const auto& other : site)
+        bytes += product(other.box) * te::dtypeBytes(scop_.program->tensor(other.tensor).dtype);
+      if (bytes > kMaxSiteBytes) {
+        explain_ += "contraction: " + t->name + " stays a full array (its site's buffers would pass " +
+                    std::to_string(kMaxSiteBytes / 1024) + " KiB)\n";
+        continue;
+      }
+      site.push_back(PromotedTensor{t->name, "", best->box, true, temporary->flow});
+      explain_ += "contraction: " + t->name + " (" + boxText(t->shape) + ") becomes a " + boxText(best->box) +
+                  " buffer per iteration of the loops around " +
+                  schedule::statementNames(temporary->accessors) +
+                  " (where code generation splits them apart, the array stays)\n";
+    }
+    // Deepest paths first: a mark inserted higher up does not move them.
+    std::vector<std::vector<int>> paths;
+    for (const auto& [path, tensors] : sites) paths.push_back(path);
+    std::stable_sort(paths.begin(), paths.end(),
+                     [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    isl::schedule result = schedule;
+    for (const auto& path : paths) {
+      isl::schedule_node node = result.root();
+      for (int i : path) node = node.child(i);
+      PromotionSite site;
+      site.level = "iteration";
+      for (PromotedTensor t : sites[path]) {
+        t.buffer = PromotionPlan::bufferName(plan_.sites.size(), t.tensor);
+        site.tensors.push_back(t);
+      }
+      plan_.sites.push_back(site);
+      result = node.insert_mark(schedule::markId(node.ctx(), PromotionPlan::markName(plan_.sites.size() - 1)))
+                   .schedule();
+    }
+    return result;
+  }
+
+ private:
+  struct Placement {
+    std::vector<int> path;
+    std::vector<int64_t> box;
+  };
+
+  std::optional<Temporary> analyze(const te::TensorDecl& t, std::string& why) const {
+    if (t.shape.empty()) {
+      why = "a scalar";
+      return std::nullopt;
+    }
+    Temporary temp{&t, isl::union_set::empty(scop_.domain.ctx()), {}, {}};
+    for (const auto& s : scop_.statements) {
+      const te::Stage& stage = scop_.program->stages[s.stage];
+      std::vector<const te::ExprNode*> reads;
+      if (s.kind != poly::StatementKind::Init) collectReads(stage.rhs, t.name, reads);
+      for (const auto* r : reads)
+        if (!promotableRead(scop_, *r)) {
+          why = "a read's index is not affine or not proven in range";
+          return std::nullopt;
+        }
+      if (!reads.empty() || stage.output == t.name)
+        temp.accessors = temp.accessors.unite(isl::union_set(s.domain));
+    }
+    if (temp.accessors.is_empty()) {
+      why = "nothing reads or writes it";
+      return std::nullopt;
+    }
+    isl::union_map reads = readsOf(scop_, temp.accessors, t.name);
+    isl::union_map writes = writesOf(scop_, temp.accessors, t.name);
+    temp.accesses = reads.unite(writes);
+    isl::union_flow flow = isl::union_access_info(reads)
+                               .set_must_source(writes)
+                               .set_schedule(scop_.initialSchedule)
+                               .compute_flow();
+    if (!flow.may_no_source().is_empty()) {
+      why = "some read sees the array's initial zeros";
+      return std::nullopt;
+    }
+    temp.flow = flow.may_dependence();
+    return temp;
+  }
+
+  // The deepest point under a band, at or below `node`, where the temporary
+  // qualifies; `node` runs all its accesses.
+  std::optional<Placement> place(const isl::schedule_node& node, std::vector<int> path,
+                                 const Temporary& t) const {
+    std::optional<Placement> best;
+    // Inside a vector loop, a buffer per iteration would stop its vectorization.
+    if (node.isa<isl::schedule_node_band>() && node.has_parent()) {
+      std::string mark = schedule::markName(node.parent());
+      if (mark == kVectorMark || mark == kVectorReductionMark) return std::nullopt;
+    }
+    if (node.isa<isl::schedule_node_band>()) {
+      std::vector<int> below = path;
+      below.push_back(0);
+      if (auto box = boxPerIteration(node.child(0), t)) best = Placement{below, *box};
+    }
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+      isl::schedule_node child = node.child(i);
+      if (!t.accessors.is_subset(instancesAt(child))) continue;
+      std::vector<int> childPath = path;
+      childPath.push_back(i);
+      if (auto deeper = place(child, childPath, t)) best = deeper;
+      break;
+    }
+    return best;
+  }
+
+  // The buffer for one iteration of the loops above `node`, when every value
+  // of the temporary is consumed in the iteration that produced it.
+  std::optional<std::vector<int64_t>> boxPerIteration(const isl::schedule_node& node,
+                                                      const Temporary& t) const {
+    isl::multi_union_pw_aff prefix = node.prefix_schedule_multi_union_pw_aff();
+    if (prefix.size() == 0) return std::nullopt;
+    if (!t.flow.is_empty() && !t.flow.is_subset(t.flow.eq_at(prefix))) return std::nullopt;
+    isl::union_map iterations = node.prefix_schedule_union_map().intersect_domain(t.accessors);
+    std::optional<std::vector<int64_t>> sizes = boxSizes(iterations.reverse().apply_range(t.accesses));
+    if (!sizes || product(*sizes) * te::dtypeBytes(t.decl->dtype) > kMaxSiteBytes) return std::nullopt;
+    return sizes;
+  }
+
+  const poly::Scop& scop_;
+  PromotionPlan& plan_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+isl::schedule contractTemporaries(const poly::Scop& scop, const isl::schedule& schedule, PromotionPlan& plan,
+                                  std::string& explain) {
+  return Contractor(scop, plan, explain).run(schedule);
+}
+
+}  // namespace tessel::target::cpu

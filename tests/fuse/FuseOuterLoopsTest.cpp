@@ -1,0 +1,144 @@
+// fuse-outer runs consecutive nests in one parallel loop when their
+// dependences stay within its iterations, and contraction then keeps the
+// temporaries of one iteration in small local buffers. Every kernel is
+// checked against the interpreter on two threads at awkward shapes.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "../support/KernelCheck.h"
+#include "driver/Compile.h"
+#include "tile/TilePolicy.h"
+
+namespace tessel::fuse {
+namespace {
+
+struct Compiled {
+  driver::CompiledProgram program;
+  testing::KernelCheck check;
+  bool has(const std::string& text) const { return program.explanation.find(text) != std::string::npos; }
+};
+
+Compiled compileAndCheck(const std::string& tc, driver::CompileOptions o = {}) {
+  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
+  return {std::move(cp), k};
+}
+
+std::string sizes(int n, int d) {
+  return "# sizes: N=" + std::to_string(n) + " D=" + std::to_string(d) + "\n";
+}
+
+const char* const kSoftmax =
+    "def f(float(N,D) X) -> (Y) {\n"
+    "  mx(n) max=! X(n,d)\n"
+    "  e(n,d) = exp(X(n,d) - mx(n))\n"
+    "  s(n) +=! e(n,d)\n"
+    "  Y(n,d) = e(n,d) / s(n)\n}\n";
+const char* const kLayernorm =
+    "def f(float(N,D) X, float(D) G, float(D) B) -> (Y) {\n"
+    "  mean(n) +=! X(n,d) / D\n"
+    "  xc(n,d) = X(n,d) - mean(n)\n"
+    "  var(n) +=! xc(n,d) * xc(n,d) / D\n"
+    "  Y(n,d) = xc(n,d) * rsqrt(var(n) + 1e-5) * G(d) + B(d)\n}\n";
+
+TEST(FuseOuterLoops, SoftmaxRunsOneParallelLoopOverTheRows) {
+  for (auto [n, d] : {std::pair{1, 1}, {7, 13}, {13, 127}, {127, 7}, {3, 1031}}) {
+    for (bool tiled : {true, false}) {
+      driver::CompileOptions o;
+      o.autoTiling = tiled;
+      Compiled c = compileAndCheck(sizes(n, d) + kSoftmax, o);
+      EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
+      if (n == 1 && d == 1) continue;  // one instance per statement: no loops at all
+      EXPECT_TRUE(c.has("fuse-outer: one parallel loop over S0 S1 ; S2 ; S3 S4 ; S5"))
+          << c.program.explanation;
+      // All three temporaries live in per-row buffers: the kernel allocates no array.
+      EXPECT_TRUE(c.program.kernel.temporaries.empty()) << c.program.explanation;
+      EXPECT_EQ(c.program.kernel.locals.size(), 3u);
+      EXPECT_NE(c.program.astC.find("parallel"), std::string::npos);
+    }
+  }
+}
+
+TEST(FuseOuterLoops, LayernormKeepsOneRowInCache) {
+  for (auto [n, d] : {std::pair{2, 17}, {13, 64}, {5, 257}}) {
+    Compiled c = compileAndCheck(sizes(n, d) + kLayernorm);
+    EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("fuse-outer: one parallel loop over")) << c.program.explanation;
+    EXPECT_TRUE(c.has("contraction: xc (" + std::to_string(n) + "x" + std::to_string(d) + ") becomes a 1x" +
+                      std::to_string(d) + " buffer"))
+        << c.program.explanation;
+    EXPECT_TRUE(c.program.kernel.temporaries.empty());
+  }
+}
+
+TEST(FuseOuterLoops, MinimalFusionKeepsTheNestsAndArrays) {
+  driver::CompileOptions o;
+  o.fusion = schedule::FusionStrategy::Min;
+  Compiled c = compileAndCheck(sizes(13, 29) + kSoftmax, o);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_FALSE(c.has("fuse-outer")) << c.program.explanation;
+  EXPECT_EQ(c.program.kernel.temporaries.size(), 3u);
+  EXPECT_TRUE(c.has("contraction: e stays a full array")) << c.program.explanation;
+}
+
+// The second nest reads the row sums in reverse: its iteration n needs row
+// N-1-n, so the nests cannot share the loop and t stays a full array.
+TEST(FuseOuterLoops, CrossIterationDependenceStopsTheGroup) {
+  Compiled c = compileAndCheck(
+      sizes(11, 37) + "def f(float(N,D) X) -> (Y) {\n  t(n) +=! X(n,d)\n  Y(n,d) = X(n,d) / t(N-1-n)\n}\n");
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_FALSE(c.has("fuse-outer")) << c.program.explanation;
+  EXPECT_EQ(c.program.kernel.temporaries.size(), 1u);
+}
+
+// A nest after a group it does not depend on joins only to reuse what the
+// group reads in the same iteration (here the scheduler puts them under a
+// set node: independent nests).
+TEST(FuseOuterLoops, IndependentNestsJoinOnlyForSharedReads) {
+  const std::string shared =
+      sizes(9, 41) +
+      "def f(float(N,D) X) -> (Y, Z) {\n  m(n) max=! X(n,d)\n  Y(n,d) = X(n,d) - m(n)\n"
+      "  Z(n) +=! X(n,d) * X(n,d)\n}\n";
+  Compiled c = compileAndCheck(shared);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("fuse-outer: one parallel loop over S2 S0 S1 ; S3 S4")) << c.program.explanation;
+  const std::string apart = sizes(9, 41) +
+                            "def f(float(N,D) X, float(D,N) W) -> (Y, Z) {\n  m(n) max=! X(n,d)\n"
+                            "  Y(n,d) = X(n,d) - m(n)\n  Z(n) +=! W(d,n) * 2\n}\n";
+  Compiled d = compileAndCheck(apart);
+  EXPECT_TRUE(d.check.pass) << d.check.failures;
+  EXPECT_TRUE(d.has("fuse-outer: one parallel loop over S0 S1 ; S2\n")) << d.program.explanation;
+  EXPECT_FALSE(d.has("; S3 S4")) << d.program.explanation;
+}
+
+// The transpose's band runs d outside n; its n member moves out to join
+// the row loop of the sum that the division needs.
+TEST(FuseOuterLoops, AnotherMemberOfAPermutableBandCanBeTheSharedLoop) {
+  Compiled c = compileAndCheck(sizes(9, 41) +
+                               "def f(float(N,D) X) -> (Y) {\n  s(n) +=! X(n,d)\n  T(d,n) = X(n,d) * 2\n"
+                               "  Y(n,d) = T(d,n) / s(n)\n}\n");
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("fuse-outer: one parallel loop over S0 S1 ; S2 S3 (band member 1)"))
+      << c.program.explanation;
+}
+
+// A matmul's band keeps its rows: hoisting i would stream all of B per row.
+TEST(FuseOuterLoops, MatmulBandIsNotSplit) {
+  Compiled c = compileAndCheck(
+      "# sizes: M=24 N=40 K=17\ndef f(float(M,K) A, float(K,N) B) -> (Y) {\n  C(m,n) +=! A(m,k) * B(k,n)\n"
+      "  mx(m) max=! C(m,n)\n  Y(m,n) = C(m,n) - mx(m)\n}\n");
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_FALSE(c.has("fuse-outer: one parallel loop over S0 S1 ")) << c.program.explanation;
+}
+
+TEST(FuseOuterLoops, DumpAfterShowsTheSharedBand) {
+  driver::CompileOptions o;
+  o.dumpAfter = "fuse-outer";
+  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(sizes(8, 16) + kSoftmax), o);
+  // One band over every statement right under the domain, the nests in sequence below it.
+  EXPECT_NE(cp.dump.find("child:\n  schedule: \"[{ S"), std::string::npos) << cp.dump;
+  EXPECT_NE(cp.dump.find("sequence"), std::string::npos) << cp.dump;
+}
+
+}  // namespace
+}  // namespace tessel::fuse

@@ -1,0 +1,95 @@
+// Streaming stores: outputs far beyond the caches that the kernel never reads
+// back are written with non-temporal stores (full aligned vectors; tails and
+// unaligned rows with plain masked stores). Tiny caches in the machine
+// description (or stream-stores=always) make small outputs stream, so
+// awkward shapes exercise every path, on AVX-512 and AVX2, against the
+// interpreter.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "../support/KernelCheck.h"
+#include "../support/VectorIsa.h"
+#include "driver/Compile.h"
+
+namespace tessel::lir {
+namespace {
+
+using testing::hostHas;
+using testing::machineWith;
+
+// The host's ISA on two cores with private caches of `bytes` each: outputs
+// of 4 x 2 x `bytes` and more stream.
+target::Hardware tinyCaches(const std::string& isa, int64_t bytes) {
+  target::Hardware h = machineWith(isa);
+  h.cores = 2;
+  for (auto& level : h.memory)
+    if (level.capacityBytes > 0) {
+      level.capacityBytes = bytes;
+      level.sharedBy = 1;
+    }
+  return h;
+}
+
+driver::CompiledProgram compile(const std::string& tc, const target::Hardware& hw,
+                                driver::CompileOptions o = {}) {
+  o.hardware = hw;
+  return driver::compile(front::testing::lowerText(tc), o);
+}
+
+bool streams(const driver::CompiledProgram& cp) {
+  return cp.cSource.find("_stream(&") != std::string::npos &&
+         cp.cSource.find("  tessel_stream_fence();\n") != std::string::npos;
+}
+
+class StreamStores : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StreamStores, ElementwiseAndSoftmaxOutputsStream) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const std::string gelu =
+      "def f(float(M,N) X) -> (Y) {\n  Y(m,n) = 0.5 * X(m,n) * (1 + tanh(0.79788456 * (X(m,n) + 0.044715 * "
+      "X(m,n) * X(m,n) * X(m,n))))\n}\n";
+  const std::string softmax =
+      "def f(float(M,N) X) -> (Y) {\n  mx(m) max=! X(m,n)\n  e(m,n) = exp(X(m,n) - mx(m))\n"
+      "  s(m) +=! e(m,n)\n  Y(m,n) = e(m,n) / s(m)\n}\n";
+  for (const auto* body : {&gelu, &softmax}) {
+    for (auto [m, n] : {std::pair{1, 1}, {7, 13}, {13, 127}, {3, 64}, {33, 16}, {5, 1031}}) {
+      std::string tc = "# sizes: M=" + std::to_string(m) + " N=" + std::to_string(n) + "\n" + *body;
+      driver::CompiledProgram cp = compile(tc, tinyCaches(isa, 16));
+      testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
+      EXPECT_TRUE(k.pass) << m << "x" << n << "\n" << k.failures;
+      if (m * n >= 16) {
+        EXPECT_TRUE(streams(cp)) << m << "x" << n << "\n" << cp.explanation;
+      }
+    }
+  }
+}
+
+// An output the kernel reads back (a reduction accumulates into it) keeps
+// cached stores, and so does any output on the real machine at test sizes.
+TEST_P(StreamStores, OutputsReadBackOrSmallStayCached) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const std::string sum = "# sizes: M=130 N=20\ndef f(float(M,N) X) -> (S) {\n  S(m) +=! X(m,n)\n}\n";
+  driver::CompiledProgram cp = compile(sum, tinyCaches(isa, 16));
+  EXPECT_TRUE(testing::checkAgainstInterpreter(cp).pass);
+  EXPECT_FALSE(streams(cp));
+  EXPECT_NE(cp.explanation.find("output S: cached stores (the kernel reads it back)"), std::string::npos)
+      << cp.explanation;
+  const std::string add =
+      "# sizes: M=13 N=40\ndef f(float(M,N) A, float(M,N) B) -> (C) {\n  C(m,n) = A(m,n) + B(m,n)\n}\n";
+  EXPECT_FALSE(streams(compile(add, machineWith(isa))));
+  driver::CompileOptions always;
+  always.streamingStores = driver::CompileOptions::StreamingStores::Always;
+  driver::CompiledProgram forced = compile(add, machineWith(isa), always);
+  EXPECT_TRUE(streams(forced));
+  EXPECT_TRUE(testing::checkAgainstInterpreter(forced).pass);
+  driver::CompileOptions off;
+  off.streamingStores = driver::CompileOptions::StreamingStores::Off;
+  EXPECT_FALSE(streams(compile(add, tinyCaches(isa, 16), off)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, StreamStores, ::testing::Values("avx512", "avx2"));
+
+}  // namespace
+}  // namespace tessel::lir

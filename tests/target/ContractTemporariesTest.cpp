@@ -1,0 +1,117 @@
+// Contraction: a temporary whose values live within one iteration of a loop
+// nest becomes a per-iteration local buffer (no array, no clearing, no
+// memory traffic); where that does not hold, or the generated code splits
+// the site apart, the array stays. Every kernel is checked against the
+// interpreter on two threads.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "../support/KernelCheck.h"
+#include "driver/Compile.h"
+#include "tile/TilePolicy.h"
+
+namespace tessel::target::cpu {
+namespace {
+
+struct Compiled {
+  driver::CompiledProgram program;
+  testing::KernelCheck check;
+  bool has(const std::string& text) const { return program.explanation.find(text) != std::string::npos; }
+};
+
+Compiled compileAndCheck(const std::string& tc, driver::CompileOptions o = {}) {
+  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
+  return {std::move(cp), k};
+}
+
+std::string sizes(int n, int d) {
+  return "# sizes: N=" + std::to_string(n) + " D=" + std::to_string(d) + "\n";
+}
+
+const char* const kSoftmax =
+    "def f(float(N,D) X) -> (Y) {\n"
+    "  mx(n) max=! X(n,d)\n"
+    "  e(n,d) = exp(X(n,d) - mx(n))\n"
+    "  s(n) +=! e(n,d)\n"
+    "  Y(n,d) = e(n,d) / s(n)\n}\n";
+const char* const kLayernorm =
+    "def f(float(N,D) X, float(D) G, float(D) B) -> (Y) {\n"
+    "  mean(n) +=! X(n,d) / D\n"
+    "  xc(n,d) = X(n,d) - mean(n)\n"
+    "  var(n) +=! xc(n,d) * xc(n,d) / D\n"
+    "  Y(n,d) = xc(n,d) * rsqrt(var(n) + 1e-5) * G(d) + B(d)\n}\n";
+
+// Softmax's three temporaries share one site under the row loop.
+TEST(ContractTemporaries, SoftmaxTemporariesBecomeRowBuffers) {
+  for (auto [n, d] : {std::pair{2, 17}, {13, 127}, {3, 33}}) {
+    Compiled c = compileAndCheck(sizes(n, d) + kSoftmax);
+    EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("contraction: e (" + std::to_string(n) + "x" + std::to_string(d) + ") becomes a 1x" +
+                      std::to_string(d) + " buffer"))
+        << c.program.explanation;
+    EXPECT_TRUE(c.program.kernel.temporaries.empty());
+    EXPECT_EQ(c.program.kernel.locals.size(), 3u);
+  }
+}
+
+// The second statement reads the row backwards: values cross iterations of
+// the inner loop but not of the row loop, so the buffer is a row.
+TEST(ContractTemporaries, ReversedReadsKeepTheWholeRow) {
+  Compiled c = compileAndCheck(sizes(5, 37) +
+                               "def f(float(N,D) X) -> (Y) {\n  t(n,d) = X(n,d) * 2\n"
+                               "  Y(n,d) = t(n, D - 1 - d) + X(n,d)\n}\n");
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("contraction: t (5x37) becomes a 1x37 buffer")) << c.program.explanation;
+  EXPECT_TRUE(c.program.kernel.temporaries.empty());
+}
+
+// A row of 70000 floats (273 KiB) passes the stack budget of a site.
+TEST(ContractTemporaries, BuffersPastTheBudgetStayArrays) {
+  Compiled c = compileAndCheck(sizes(2, 70000) +
+                               "def f(float(N,D) X) -> (Y) {\n  t(n,d) = X(n,d) * 2\n"
+                               "  Y(n,d) = t(n, D - 1 - d) + X(n,d)\n}\n");
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("contraction: t stays a full array")) << c.program.explanation;
+  EXPECT_EQ(c.program.kernel.temporaries.size(), 1u);
+}
+
+// Tiles of 4 then 3 rows over 13 rows leave one-row tiles, where isl
+// generates each statement of the site apart: a temporary written in one
+// piece and read in another keeps its array there (and stays right).
+TEST(ContractTemporaries, SplitSitesFallBackToTheArray) {
+  driver::CompileOptions o;
+  o.autoTiling = false;
+  o.tiles = tile::parseTilePolicy("*: 4@L2/3@L1", "test");
+  for (const char* program : {kSoftmax, kLayernorm}) {
+    Compiled c = compileAndCheck(sizes(13, 127) + program, o);
+    EXPECT_TRUE(c.check.pass) << c.check.failures;
+    EXPECT_FALSE(c.program.kernel.temporaries.empty()) << c.program.astC;
+    EXPECT_FALSE(c.program.kernel.locals.empty());
+  }
+}
+
+// A temporary first accumulated without '!' starts from zeros, which a fresh
+// local buffer would not hold: it keeps its array.
+TEST(ContractTemporaries, TemporaryReadBeforeAnyWriteStaysAnArray) {
+  Compiled c = compileAndCheck(
+      sizes(7, 19) + "def f(float(N,D) X) -> (Y) {\n  t(n) += X(n,d)\n  Y(n,d) = X(n,d) - t(n)\n}\n");
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("contraction: t stays a full array (some read sees the array's initial zeros)"))
+      << c.program.explanation;
+  EXPECT_EQ(c.program.kernel.temporaries.size(), 1u);
+}
+
+// A temporary read through a data-dependent index cannot be redirected.
+TEST(ContractTemporaries, IndirectlyReadTemporaryStaysAnArray) {
+  Compiled c = compileAndCheck(
+      "# sizes: N=6 D=10\ndef f(float(N,D) X, int32(N) P) -> (Y) {\n  t(n,d) = X(n,d) * 2\n"
+      "  Y(n,d) = t(n, (P(n) % D + D) % D) where d in 0:D\n}\n");
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(
+      c.has("contraction: t stays a full array (a read's index is not affine or not proven in range)"))
+      << c.program.explanation;
+}
+
+}  // namespace
+}  // namespace tessel::target::cpu
