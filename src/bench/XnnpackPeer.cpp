@@ -44,6 +44,11 @@ void check(xnn_status status, const char* what) {
     throw PeerError(std::string("XNNPACK ") + what + " failed (status " + std::to_string(status) + ")");
 }
 
+// Every operator lets its pool's workers sleep once it is done: spinning
+// workers starve the OpenMP threads of the contestant timed next (Tessel's
+// 2-thread softmax ran at 1-thread speed beside a spinning pool).
+constexpr uint32_t kYield = XNN_FLAG_YIELD_WORKERS;
+
 // XNNPACK may read up to XNN_EXTRA_BYTES past the end of the arrays it
 // reads, so every array it reads is one of these (flat, with that slack).
 runtime::Buffer paddedBuffer(int64_t elements) {
@@ -139,7 +144,7 @@ void prepareFullyConnected(XnnRun& r, const te::Program& p, const std::vector<ru
   MatmulShape m = matmulShape(p);
   if (m.batched || m.transA) throw PeerError("fully_connected computes A(m,k) B with a plain 2-D A");
   // XNNPACK's kernel is (output channels, input channels) = B(n, k); a B(k, n) needs the flag.
-  uint32_t flags = m.transB ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS;
+  uint32_t flags = kYield | (m.transB ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS);
   xnn_operator_t op = nullptr;
   check(xnn_create_fully_connected_nc_f32(m.k, m.n, m.k, m.n, f32(in[m.bInput]), nullptr, -INFINITY, INFINITY,
                                           flags, &op),
@@ -161,7 +166,7 @@ void prepareConv(XnnRun& r, const te::Program& p, const std::vector<runtime::Buf
   check(
       xnn_create_convolution2d_nhwc_f32(c.h.padBefore, c.w.padAfter, c.h.padAfter, c.w.padBefore, c.h.kernel,
                                         c.w.kernel, c.h.stride, c.w.stride, 1, 1, c.groups, groupIn, groupOut,
-                                        c.c, c.k, f32(weights), nullptr, -INFINITY, INFINITY, 0, &op),
+                                        c.c, c.k, f32(weights), nullptr, -INFINITY, INFINITY, kYield, &op),
       "create convolution");
   r.add(op);
   runtime::Buffer& nhwcOut = r.keep(runtime::Buffer(te::DType::F32, {c.n, c.h.out, c.w.out, c.k}));
@@ -184,7 +189,7 @@ void preparePool(XnnRun& r, const te::Program& p, const std::vector<runtime::Buf
   if (max) {
     check(xnn_create_max_pooling2d_nhwc_f32(ps.h.padBefore, ps.w.padAfter, ps.h.padAfter, ps.w.padBefore,
                                             ps.h.kernel, ps.w.kernel, ps.h.stride, ps.w.stride, 1, 1, ps.c,
-                                            ps.c, ps.c, -INFINITY, INFINITY, 0, &op),
+                                            ps.c, ps.c, -INFINITY, INFINITY, kYield, &op),
           "create max pooling");
     r.add(op);
     check(xnn_setup_max_pooling2d_nhwc_f32(op, ps.n, ps.h.in, ps.w.in, f32(input), f32(nhwcOut), r.pool()),
@@ -192,7 +197,7 @@ void preparePool(XnnRun& r, const te::Program& p, const std::vector<runtime::Buf
   } else {
     check(xnn_create_average_pooling2d_nhwc_f32(ps.h.padBefore, ps.w.padAfter, ps.h.padAfter, ps.w.padBefore,
                                                 ps.h.kernel, ps.w.kernel, ps.h.stride, ps.w.stride, ps.c,
-                                                ps.c, ps.c, -INFINITY, INFINITY, 0, &op),
+                                                ps.c, ps.c, -INFINITY, INFINITY, kYield, &op),
           "create average pooling");
     r.add(op);
     check(
@@ -210,13 +215,13 @@ void addBinary(XnnRun& r, const te::Program& p, const std::string& a, const std:
   auto aDims = sizesOf(broadcastDims(p, a)), bDims = sizesOf(broadcastDims(p, b));
   xnn_operator_t op = nullptr;
   if (multiply) {
-    check(xnn_create_multiply_nd_f32(outMin, INFINITY, 0, &op), "create multiply");
+    check(xnn_create_multiply_nd_f32(outMin, INFINITY, kYield, &op), "create multiply");
     r.add(op);
     check(xnn_setup_multiply_nd_f32(op, aDims.size(), aDims.data(), bDims.size(), bDims.data(), f32(aBuf),
                                     f32(bBuf), f32(out), r.pool()),
           "setup multiply");
   } else {
-    check(xnn_create_add_nd_f32(outMin, INFINITY, 0, &op), "create add");
+    check(xnn_create_add_nd_f32(outMin, INFINITY, kYield, &op), "create add");
     r.add(op);
     check(xnn_setup_add_nd_f32(op, aDims.size(), aDims.data(), bDims.size(), bDims.data(), f32(aBuf),
                                f32(bBuf), f32(out), r.pool()),
@@ -240,7 +245,7 @@ void prepareBinary(XnnRun& r, const te::Program& p, const std::vector<runtime::B
   auto sumDims = sizesOf(shape), cDims = sizesOf(broadcastDims(p, ins[2]->name));
   runtime::Buffer& out = r.newOutput(shape);
   xnn_operator_t op = nullptr;
-  check(xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &op), "create multiply");
+  check(xnn_create_multiply_nd_f32(-INFINITY, INFINITY, kYield, &op), "create multiply");
   r.add(op);
   check(xnn_setup_multiply_nd_f32(op, sumDims.size(), sumDims.data(), cDims.size(), cDims.data(), f32(sum),
                                   f32(in[2]), f32(out), r.pool()),
@@ -260,16 +265,16 @@ void prepareUnary(XnnRun& r, const te::Program& p, const std::vector<runtime::Bu
   runtime::Buffer& out = r.newOutput(shape);
   xnn_operator_t x = nullptr;
   if (op == "relu") {
-    check(xnn_create_clamp_nc_f32(channels, channels, channels, 0.f, INFINITY, 0, &x), "create clamp");
+    check(xnn_create_clamp_nc_f32(channels, channels, channels, 0.f, INFINITY, kYield, &x), "create clamp");
     r.add(x);
     check(xnn_setup_clamp_nc_f32(x, rows, f32(in[0]), f32(out), r.pool()), "setup clamp");
   } else if (op == "sigmoid") {
-    check(xnn_create_sigmoid_nc_f32(channels, channels, channels, 0, &x), "create sigmoid");
+    check(xnn_create_sigmoid_nc_f32(channels, channels, channels, kYield, &x), "create sigmoid");
     r.add(x);
     check(xnn_setup_sigmoid_nc_f32(x, rows, f32(in[0]), f32(out), r.pool()), "setup sigmoid");
   } else {
     if (shape.empty()) throw PeerError("softmax needs a dimension");
-    check(xnn_create_softmax_nc_f32(channels, channels, channels, 0, &x), "create softmax");
+    check(xnn_create_softmax_nc_f32(channels, channels, channels, kYield, &x), "create softmax");
     r.add(x);
     check(xnn_setup_softmax_nc_f32(x, rows, f32(in[0]), f32(out), r.pool()), "setup softmax");
   }
