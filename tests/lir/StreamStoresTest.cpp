@@ -89,6 +89,25 @@ TEST_P(StreamStores, OutputsReadBackOrSmallStayCached) {
   EXPECT_FALSE(streams(compile(add, tinyCaches(isa, 16), off)));
 }
 
+// A one-dimensional kernel's vector loop is also its parallel loop: the
+// threads share it in a parallel region and each fences its own stores.
+TEST_P(StreamStores, ParallelVectorLoopFencesEachThread) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  driver::CompileOptions always;
+  always.streamingStores = driver::CompileOptions::StreamingStores::Always;
+  for (int n : {1, 17, 1000, 4099}) {
+    std::string tc =
+        "# sizes: N=" + std::to_string(n) + "\ndef f(float(N) X) -> (Y) {\n  Y(i) = X(i) * 2 + 1\n}\n";
+    driver::CompiledProgram cp = compile(tc, machineWith(isa), always);
+    EXPECT_TRUE(testing::checkAgainstInterpreter(cp).pass) << n;
+    if (n >= 17) {
+      EXPECT_NE(cp.cSource.find("#pragma omp for schedule(static) nowait"), std::string::npos) << cp.cSource;
+      EXPECT_TRUE(streams(cp)) << n;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, StreamStores, ::testing::Values("avx512", "avx2"));
 
 }  // namespace
