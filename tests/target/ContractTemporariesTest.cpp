@@ -6,41 +6,19 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
-#include "../support/KernelCheck.h"
+#include "../support/RowPrograms.h"
 #include "driver/Compile.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::target::cpu {
 namespace {
 
-struct Compiled {
-  driver::CompiledProgram program;
-  testing::KernelCheck check;
-  bool has(const std::string& text) const { return program.explanation.find(text) != std::string::npos; }
-};
+using Compiled = testing::CheckedProgram;
+using testing::compileAndCheck;
 
-Compiled compileAndCheck(const std::string& tc, driver::CompileOptions o = {}) {
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
-  testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
-  return {std::move(cp), k};
-}
-
-std::string sizes(int n, int d) {
-  return "# sizes: N=" + std::to_string(n) + " D=" + std::to_string(d) + "\n";
-}
-
-const char* const kSoftmax =
-    "def f(float(N,D) X) -> (Y) {\n"
-    "  mx(n) max=! X(n,d)\n"
-    "  e(n,d) = exp(X(n,d) - mx(n))\n"
-    "  s(n) +=! e(n,d)\n"
-    "  Y(n,d) = e(n,d) / s(n)\n}\n";
-const char* const kLayernorm =
-    "def f(float(N,D) X, float(D) G, float(D) B) -> (Y) {\n"
-    "  mean(n) +=! X(n,d) / D\n"
-    "  xc(n,d) = X(n,d) - mean(n)\n"
-    "  var(n) +=! xc(n,d) * xc(n,d) / D\n"
-    "  Y(n,d) = xc(n,d) * rsqrt(var(n) + 1e-5) * G(d) + B(d)\n}\n";
+std::string sizes(int n, int d) { return testing::rowSizes(n, d); }
+const char* const kSoftmax = testing::kRowSoftmax;
+const char* const kLayernorm = testing::kRowLayernorm;
 
 // Softmax's three temporaries share one site under the row loop.
 TEST(ContractTemporaries, SoftmaxTemporariesBecomeRowBuffers) {
