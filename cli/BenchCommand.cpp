@@ -132,7 +132,8 @@ CommandRunner addBenchOptions(CLI::App* cmd) {
                 "measure the machine's fp32 peak and DRAM bandwidth first (a few seconds), for % of peak");
   cmd->add_option(
       "--options", args->compileOptions,
-      "Tessel compile options: fusion=min|smart|max, tiling=auto|off, vectorize=on|off, "
+      "Tessel compile options: fusion=min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, "
+      "vectorize=on|off, "
       "promote=auto|all|off, stream-stores=auto|always|off, tiles=POLICY "
       "(or tiles=@FILE; the policy runs to the next KEY=), e.g. \"fusion=min tiles=S_1: 64@L2, 32@L1\"");
   cmd->add_option("--csv", args->csv, "also write the results as CSV to this file");

@@ -12,8 +12,9 @@ CommandRunner addFuzzCommand(CLI::App& app) {
       "Differential fuzzing: random TC programs, every option combination, checked against the interpreter");
   cmd->add_option("--seed", options->seed, "seed of the run (programs are reproducible from it)");
   cmd->add_option("--count", options->count, "number of programs")->check(CLI::PositiveNumber);
-  cmd->add_option("--first", options->first,
-                  "index of the first program: --first 2500 --count 2500 runs the second half of --count 5000")
+  cmd->add_option(
+         "--first", options->first,
+         "index of the first program: --first 2500 --count 2500 runs the second half of --count 5000")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--time-budget", options->timeBudget, "stop starting new programs after this many seconds")
       ->check(CLI::NonNegativeNumber);

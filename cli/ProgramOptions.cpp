@@ -11,8 +11,13 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
   cmd->add_option("--entry", args.spec.entry, "def to compile (default: the only def in the file)");
   cmd->add_option("--size", args.spec.sizeArgs,
                   "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
-  cmd->add_option("--fusion", args.fusion, "fusion strategy: min, smart or max")
-      ->check(CLI::IsMember({"min", "smart", "max"}));
+  cmd->add_option("--fusion", args.fusion,
+                  "fusion strategy: min, smart, max, or basteln (smart, then producers recomputed inside the "
+                  "tiles of their consumers)")
+      ->check(CLI::IsMember({"min", "smart", "max", "basteln"}));
+  cmd->add_option("--basteln-redundancy", args.bastelnRedundancy,
+                  "under --fusion basteln: the largest share of a producer's executions that may be "
+                  "recomputations, e.g. 25% (default); 100% fuses whatever it costs");
   cmd->add_option(
       "--schedule", args.scheduleFile,
       "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
@@ -46,7 +51,9 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
 
 driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   driver::CompileOptions o;
-  o.fusion = schedule::parseFusionStrategy(args.fusion);
+  o.fusion = driver::parseFusion(args.fusion);
+  if (!args.bastelnRedundancy.empty())
+    o.bastelnRedundancy = driver::parsePercent(args.bastelnRedundancy, "--basteln-redundancy");
   if (!args.scheduleFile.empty())
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
   o.autoTiling = args.tiling == "auto";

@@ -13,6 +13,7 @@ namespace tessel::cli {
 struct ProgramArgs {
   ProgramSpec spec;
   std::string fusion = "smart";
+  std::string bastelnRedundancy;  // "" = the default
   std::string scheduleFile;
   std::string tiling = "auto";
   std::string vectorize = "on";

@@ -12,7 +12,8 @@ namespace {
 
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
-    "fusion=min|smart|max, tiling=auto|off, vectorize=on|off, promote=auto|all|off, "
+    "fusion=min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
+    "promote=auto|all|off, "
     "stream-stores=auto|always|off or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
@@ -44,15 +45,18 @@ class OptionListParser {
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
-      if (key != "fusion" && key != "tiling" && key != "vectorize" && key != "promote" &&
-          key != "stream-stores" && key != "tiles")
+      if (key != "fusion" && key != "redundancy" && key != "tiling" && key != "vectorize" &&
+          key != "promote" && key != "stream-stores" && key != "tiles")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
       size_t valueEnd = key == "tiles" ? policyEnd(valueStart) : wordEnd(valueStart);
       std::string value = text_.substr(valueStart, valueEnd - valueStart);
       if (key == "fusion") {
-        options.fusion = located(valueStart, [&] { return schedule::parseFusionStrategy(value); });
+        options.fusion = located(valueStart, [&] { return driver::parseFusion(value); });
+      } else if (key == "redundancy") {
+        options.bastelnRedundancy =
+            located(valueStart, [&] { return driver::parsePercent(value, "redundancy"); });
       } else if (key == "tiling") {
         if (value != "auto" && value != "off")
           fail(valueStart, "bad tiling '" + value + "' (expected tiling=auto or tiling=off)");

@@ -17,7 +17,9 @@
 namespace tessel::driver {
 
 std::string CompileOptions::toString() const {
-  std::string s = "fusion=" + std::string(schedule::fusionStrategyName(fusion));
+  std::string s = "fusion=" + std::string(fusionName(fusion));
+  if (fusion == Fusion::Basteln && bastelnRedundancy != CompileOptions{}.bastelnRedundancy)
+    s += " redundancy=" + percentText(bastelnRedundancy);
   if (!dumpAfter.empty()) s += " dump-after=" + dumpAfter;
   if (schedule) s += " schedule=" + schedule->origin;
   s += autoTiling ? " tiling=auto" : " tiling=off";
@@ -34,6 +36,61 @@ std::string CompileOptions::toString() const {
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
     s += " schedule-time-limit=" + std::to_string(scheduleTimeLimit.count()) + "ms";
   return s;
+}
+
+const char* fusionName(Fusion f) {
+  switch (f) {
+    case Fusion::Min:
+      return "min";
+    case Fusion::Smart:
+      return "smart";
+    case Fusion::Max:
+      return "max";
+    case Fusion::Basteln:
+      return "basteln";
+  }
+  return "?";
+}
+
+Fusion parseFusion(const std::string& text) {
+  for (auto f : {Fusion::Min, Fusion::Smart, Fusion::Max, Fusion::Basteln})
+    if (text == fusionName(f)) return f;
+  userError("unknown fusion strategy '" + text + "' (expected min, smart, max or basteln)");
+}
+
+schedule::FusionStrategy schedulerFusion(Fusion f) {
+  switch (f) {
+    case Fusion::Min:
+      return schedule::FusionStrategy::Min;
+    case Fusion::Max:
+      return schedule::FusionStrategy::Max;
+    case Fusion::Smart:
+    case Fusion::Basteln:
+      return schedule::FusionStrategy::Smart;
+  }
+  return schedule::FusionStrategy::Smart;
+}
+
+double parsePercent(const std::string& text, const std::string& what) {
+  std::string digits = text;
+  if (!digits.empty() && digits.back() == '%') digits.pop_back();
+  size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size() || !(value >= 0 && value <= 100))
+    userError("bad " + what + " '" + text + "' (expected a percentage from 0 to 100, such as 25%)");
+  return value / 100;
+}
+
+std::string percentText(double share) {
+  std::string s = std::to_string(share * 100);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (s.back() == '.') s.pop_back();
+  return s + "%";
 }
 
 const char* promotionName(CompileOptions::Promotion p) {

@@ -1,4 +1,5 @@
 #include "driver/Strategy.h"
+#include "fuse/Basteln.h"
 #include "fuse/FuseOuterLoops.h"
 #include "schedule/MarkParallel.h"
 #include "target/cpu/ContractTemporaries.h"
@@ -6,6 +7,7 @@
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "target/cpu/PromoteOperands.h"
+#include "target/cpu/SerializeRacyTiles.h"
 #include "target/cpu/SinkAcrossBands.h"
 #include "target/cpu/SinkContiguousMember.h"
 #include "tile/TileBands.h"
@@ -35,7 +37,7 @@ class CpuStrategy final : public TargetStrategy {
         {"schedule", true,
          [](const isl::schedule&, PassContext& c) {
            schedule::SchedulerOptions so;
-           so.fusion = c.options.fusion;
+           so.fusion = schedulerFusion(c.options.fusion);
            so.timeLimit = c.options.scheduleTimeLimit;
            schedule::ScheduleResult r = schedule::makeIslScheduler()->run(c.scop, so);
            if (!r.fallback.empty()) {
@@ -46,7 +48,7 @@ class CpuStrategy final : public TargetStrategy {
          }},
         {"fuse-outer", false,
          [](const isl::schedule& s, PassContext& c) {
-           if (c.options.fusion == schedule::FusionStrategy::Min) return s;
+           if (c.options.fusion == Fusion::Min) return s;
            return fuse::fuseOuterLoops(c.scop, s, c.explain);
          }},
         {"sink-across-bands", false,
@@ -77,9 +79,20 @@ class CpuStrategy final : public TargetStrategy {
            po.ignoreCost = c.options.promotion == CompileOptions::Promotion::All;
            return target::cpu::promoteOperands(c.scop, s, po, c.promotions, c.explain);
          }},
+        {"basteln", false,
+         [](const isl::schedule& s, PassContext& c) {
+           if (c.options.fusion != Fusion::Basteln) return s;
+           fuse::BastelnOptions bo;
+           bo.redundancyLimit = c.options.bastelnRedundancy;
+           return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
+         }},
         {"contract", false,
          [](const isl::schedule& s, PassContext& c) {
            return target::cpu::contractTemporaries(c.scop, s, c.promotions, c.explain);
+         }},
+        {"serialize-racy-tiles", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::serializeRacyTiles(c.scop, s, c.promotions, c.explain);
          }},
         {"mark-unroll-jam", false,
          [](const isl::schedule& s, PassContext& c) {

@@ -11,8 +11,16 @@
 
 namespace tessel::driver {
 
+// How eagerly statements share loops: the scheduler's strategies, or
+// basteln (smart fusion, then producers recomputed inside the tiles of their
+// consumers: paper 001).
+enum class Fusion { Min, Smart, Max, Basteln };
+
 struct CompileOptions {
-  schedule::FusionStrategy fusion = schedule::FusionStrategy::Smart;
+  Fusion fusion = Fusion::Smart;
+  // Under basteln fusion: the largest share of a producer's executions that
+  // may be recomputations (1 = fuse whatever it costs).
+  double bastelnRedundancy = 0.25;
   // Wall-clock bound on each scheduling attempt (0 = none); past it the
   // scheduler falls back to a cheaper schedule and warns.
   std::chrono::milliseconds scheduleTimeLimit{10'000};
@@ -41,6 +49,15 @@ struct CompileOptions {
   std::optional<target::Hardware> hardware;
   std::string toString() const;
 };
+
+const char* fusionName(Fusion f);  // "min", "smart", "max", "basteln"
+// UserError naming `text` and the accepted names when it is none of them.
+Fusion parseFusion(const std::string& text);
+// The isl scheduler's strategy for `f` (basteln starts from smart fusion).
+schedule::FusionStrategy schedulerFusion(Fusion f);
+// "25%": a share from 0 to 100 percent; UserError otherwise.
+double parsePercent(const std::string& text, const std::string& what);
+std::string percentText(double share);
 
 const char* promotionName(CompileOptions::Promotion p);  // "auto", "all", "off"
 // UserError naming `text` when it is none of the names.

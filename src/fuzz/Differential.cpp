@@ -47,8 +47,8 @@ constexpr std::chrono::milliseconds kScheduleTimeLimit{2'000};
 std::vector<Combination> optionMatrix() {
   std::vector<Combination> m;
   for (auto fusion :
-       {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max}) {
-    std::string f = std::string("fusion=") + schedule::fusionStrategyName(fusion);
+       {driver::Fusion::Min, driver::Fusion::Smart, driver::Fusion::Max, driver::Fusion::Basteln}) {
+    std::string f = std::string("fusion=") + driver::fusionName(fusion);
     driver::CompileOptions base;
     base.fusion = fusion;
     base.scheduleTimeLimit = kScheduleTimeLimit;
@@ -77,11 +77,15 @@ std::vector<Combination> optionMatrix() {
     smallTiles.threads = 2;
     // min and max fusion copy every legal footprint (partial tiles, boxes
     // past the edges); smart fusion keeps the cost model's choice.
-    bool all = fusion != schedule::FusionStrategy::Smart;
+    bool all = fusion == driver::Fusion::Min || fusion == driver::Fusion::Max;
     if (all) smallTiles.options.promotion = driver::CompileOptions::Promotion::All;
+    // basteln: every producer it can slice, whatever the overlap of small tiles.
+    bool everySlice = fusion == driver::Fusion::Basteln;
+    if (everySlice) smallTiles.options.bastelnRedundancy = 1.0;
     // Every output not read back is written with non-temporal stores.
     smallTiles.options.streamingStores = driver::CompileOptions::StreamingStores::Always;
-    smallTiles.label = f + " tiles=small" + (all ? " promote=all" : "") + " stream-stores=always threads=2";
+    smallTiles.label = f + (everySlice ? " redundancy=100%" : "") + " tiles=small" +
+                       (all ? " promote=all" : "") + " stream-stores=always threads=2";
     m.push_back(smallTiles);
   }
   return m;

@@ -54,12 +54,18 @@ Bounded<isl::schedule> runBounded(isl::ctx ctx, const IslWorkLimit& limit,
     } catch (const isl::exception_quota&) {
       result.stop = IslStop::Quota;
     } catch (const isl::exception&) {
-      // An interrupted computation may report a follow-on error, not the abort.
-      if (!isl_ctx_aborted(c)) {
+      if (isl_ctx_last_error(c) == isl_error_quota) {
+        // A C call that ran out of operations returns NULL, which the C++
+        // bindings report as an invalid input.
+        result.stop = IslStop::Quota;
+      } else if (!isl_ctx_aborted(c)) {
+        // Not the abort: an interrupted computation may report a follow-on
+        // error, anything else is a real error.
         isl_ctx_set_max_operations(c, 0);
         throw;
+      } else {
+        result.stop = IslStop::Deadline;
       }
-      result.stop = IslStop::Deadline;
     }
     watchdog.cancel();
   }

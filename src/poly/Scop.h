@@ -51,6 +51,8 @@ struct Scop {
   std::set<const te::ExprNode*> checkedReads;
 
   const Statement& statement(const std::string& name) const;  // InternalError if absent
+  // Every element of the program's outputs (one universe set per output).
+  isl::union_set outputElements() const;
 };
 
 }  // namespace tessel::poly

@@ -5,6 +5,7 @@
 
 #include <isl/cpp.h>
 
+#include <optional>
 #include <string>
 
 #include "poly/Scop.h"
@@ -18,6 +19,13 @@ namespace tessel::schedule {
 // each output element ends with the value of its last write in program
 // order. Otherwise it describes the first problem found. Trees may hold
 // domain, band, filter, sequence, set, mark and extension nodes.
-std::string dataflowViolation(const poly::Scop& scop, const isl::schedule& schedule);
+//
+// `focus`, when given, holds the instances whose order relative to the
+// others may differ from program order (what a transformation moved: the
+// others keep their order among themselves); the check then follows only
+// their reads, the reads of what they write and the writes all those reads
+// may see, which is much cheaper.
+std::string dataflowViolation(const poly::Scop& scop, const isl::schedule& schedule,
+                              const std::optional<isl::union_set>& focus = std::nullopt);
 
 }  // namespace tessel::schedule

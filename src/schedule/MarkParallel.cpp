@@ -19,7 +19,8 @@ bool degenerate(const isl::schedule_node_band& band, int m) {
 }
 
 isl::schedule_node visit(isl::schedule_node node) {
-  if (node.isa<isl::schedule_node_band>()) {
+  // A producer recomputed inside a tile runs in its tile's thread.
+  if (node.isa<isl::schedule_node_band>() && queryable(node)) {
     auto band = node.as<isl::schedule_node_band>();
     int n = static_cast<int>(band.n_member());
     // The outermost member that has a loop; members before it have one value.

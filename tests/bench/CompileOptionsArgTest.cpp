@@ -10,7 +10,7 @@ namespace {
 
 TEST(BenchCompileOptions, NothingGivenKeepsTheDefaults) {
   driver::CompileOptions o = parseCompileOptionsArg("");
-  EXPECT_EQ(o.fusion, schedule::FusionStrategy::Smart);
+  EXPECT_EQ(o.fusion, driver::Fusion::Smart);
   EXPECT_TRUE(o.autoTiling);
   EXPECT_TRUE(o.vectorize);
   EXPECT_EQ(o.promotion, driver::CompileOptions::Promotion::Auto);
@@ -23,7 +23,7 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   driver::CompileOptions o = parseCompileOptionsArg(
       "fusion=min, tiling=off vectorize=off promote=all stream-stores=always tiles=S_1: 64@L2/32@L1, *, "
       "16@L1; S_2: 8@L1 ");
-  EXPECT_EQ(o.fusion, schedule::FusionStrategy::Min);
+  EXPECT_EQ(o.fusion, driver::Fusion::Min);
   EXPECT_EQ(o.streamingStores, driver::CompileOptions::StreamingStores::Always);
   EXPECT_EQ(o.promotion, driver::CompileOptions::Promotion::All);
   EXPECT_FALSE(o.autoTiling);
@@ -33,13 +33,13 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_EQ(o.tiles.statements[0].dims[0].levels.size(), 2u);
   EXPECT_TRUE(o.tiles.statements[0].dims[1].levels.empty());  // '*'
   EXPECT_EQ(o.tiles.statements[1].dims.size(), 1u);
-  EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, schedule::FusionStrategy::Max);
+  EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, driver::Fusion::Max);
   EXPECT_TRUE(parseCompileOptionsArg("tiling=auto").autoTiling);
 }
 
 TEST(BenchCompileOptions, APolicyRunsToTheNextOption) {
   driver::CompileOptions o = parseCompileOptionsArg("tiles=S_1: 4@L1, 2@L1, fusion=max");
-  EXPECT_EQ(o.fusion, schedule::FusionStrategy::Max);
+  EXPECT_EQ(o.fusion, driver::Fusion::Max);
   ASSERT_EQ(o.tiles.statements.size(), 1u);
   ASSERT_EQ(o.tiles.statements[0].dims.size(), 2u);
   // Positions point into the option text, for the errors the compiler finds later.

@@ -21,7 +21,7 @@ namespace {
 struct ExampleCase {
   std::string file;                      // relative to examples/
   std::map<std::string, int64_t> sizes;  // overrides of the file's defaults
-  schedule::FusionStrategy fusion;
+  driver::Fusion fusion;
   std::string label;
   std::string tiles;  // a tiling policy forced on every statement ("" = Auto Tiling)
 };
@@ -60,10 +60,10 @@ std::vector<ExampleCase> allCases() {
   std::vector<ExampleCase> cases;
   for (const auto& [file, sizes] : shapes) {
     for (auto f :
-         {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart, schedule::FusionStrategy::Max}) {
+         {driver::Fusion::Min, driver::Fusion::Smart, driver::Fusion::Max, driver::Fusion::Basteln}) {
       std::string label = file.substr(0, file.size() - 3);
       for (const auto& [n, v] : sizes) label += "_" + n + std::to_string(v);
-      label += std::string("_") + schedule::fusionStrategyName(f);
+      label += std::string("_") + driver::fusionName(f);
       for (auto& c : label)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       cases.push_back({file, sizes, f, label, ""});
@@ -73,7 +73,7 @@ std::vector<ExampleCase> allCases() {
     label += "_small_tiles";
     for (auto& c : label)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    cases.push_back({file, sizes, schedule::FusionStrategy::Smart, label, kSmallTiles});
+    cases.push_back({file, sizes, driver::Fusion::Smart, label, kSmallTiles});
   }
   return cases;
 }

@@ -54,7 +54,7 @@ TEST_P(TcDocs, CompilesAndMatchesInterpreter) {
   front::Source src{path, readText(path)};
   auto m = front::parse(src);
   te::Program p = front::lower(*m, c.entry, front::defaultSizes(src));
-  for (auto fusion : {schedule::FusionStrategy::Min, schedule::FusionStrategy::Max}) {
+  for (auto fusion : {driver::Fusion::Min, driver::Fusion::Max, driver::Fusion::Basteln}) {
     driver::CompileOptions o;
     o.fusion = fusion;
     driver::CompiledProgram cp = driver::compile(p, o);

@@ -51,7 +51,7 @@ TEST(FuseOuterLoops, LayernormKeepsOneRowInCache) {
 
 TEST(FuseOuterLoops, MinimalFusionKeepsTheNestsAndArrays) {
   driver::CompileOptions o;
-  o.fusion = schedule::FusionStrategy::Min;
+  o.fusion = driver::Fusion::Min;
   Compiled c = compileAndCheck(sizes(13, 29) + kSoftmax, o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_FALSE(c.has("fuse-outer")) << c.program.explanation;

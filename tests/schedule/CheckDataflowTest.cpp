@@ -102,7 +102,7 @@ TEST(CheckDataflow, RejectsATileFootprintThatMissesARow) {
   t.extension = "{ [ht, wt] -> S0[h, w] : ht <= h <= ht + 2 and wt <= w <= wt + 3 }";
   t.reserved = "{ S0[7, w] }";
   std::string why = dataflowViolation(f.scop, fig10(f, t));
-  EXPECT_NE(why.find("runs reads before the writes they need (reader -> element): { S2[h, w, kh, kw] -> A["),
+  EXPECT_NE(why.find("runs reads before the writes they need (reader -> element): { S2["),
             std::string::npos)
       << why;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "schedule/FlattenSchedule.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/MarkVectorLoops.h"
 
@@ -26,25 +27,26 @@ struct Temporary {
   isl::union_map flow;       // write instance -> read instance of the same element
 };
 
-// Statement instances that pass `node` (a filter's own filter included).
-isl::union_set instancesAt(const isl::schedule_node& node) {
-  isl::union_set domain = schedule::nodeDomain(node);
-  if (node.isa<isl::schedule_node_filter>())
-    domain = domain.intersect(node.as<isl::schedule_node_filter>().get_filter());
-  return domain;
-}
-
 class Contractor {
  public:
   Contractor(const poly::Scop& scop, PromotionPlan& plan, std::string& explain)
       : scop_(scop), plan_(plan), explain_(explain) {}
 
   isl::schedule run(const isl::schedule& schedule) {
+    // Recomputation (extension nodes) may leave instances whose values
+    // nothing reads unexecuted; only executed accesses count.
+    isl::union_set executed = scop_.domain;
+    bool extended = false;
+    schedule.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
+      extended = extended || n.isa<isl::schedule_node_extension>();
+      return !extended;
+    });
+    if (extended) executed = schedule::flattenSchedule(schedule).domain();
     // Placements by path from the root (child positions), one site each.
     std::map<std::vector<int>, std::vector<PromotedTensor>> sites;
     for (const te::TensorDecl* t : scop_.program->temporaries()) {
       std::string why;
-      std::optional<Temporary> temporary = analyze(*t, why);
+      std::optional<Temporary> temporary = analyze(*t, executed, why);
       std::optional<Placement> best;
       if (temporary) best = place(schedule.root(), {}, *temporary);
       if (!best) {
@@ -78,6 +80,9 @@ class Contractor {
     for (const auto& path : paths) {
       isl::schedule_node node = result.root();
       for (int i : path) node = node.child(i);
+      // Below an extension node, so that the recomputed writers are inside
+      // the site too.
+      while (node.isa<isl::schedule_node_extension>()) node = node.child(0);
       PromotionSite site;
       site.level = "iteration";
       for (PromotedTensor t : sites[path]) {
@@ -97,7 +102,8 @@ class Contractor {
     std::vector<int64_t> box;
   };
 
-  std::optional<Temporary> analyze(const te::TensorDecl& t, std::string& why) const {
+  std::optional<Temporary> analyze(const te::TensorDecl& t, const isl::union_set& executed,
+                                   std::string& why) const {
     if (t.shape.empty()) {
       why = "a scalar";
       return std::nullopt;
@@ -115,6 +121,7 @@ class Contractor {
       if (!reads.empty() || stage.output == t.name)
         temp.accessors = temp.accessors.unite(isl::union_set(s.domain));
     }
+    temp.accessors = temp.accessors.intersect(executed);
     if (temp.accessors.is_empty()) {
       why = "nothing reads or writes it";
       return std::nullopt;
@@ -151,7 +158,7 @@ class Contractor {
     }
     for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
       isl::schedule_node child = node.child(i);
-      if (!t.accessors.is_subset(instancesAt(child))) continue;
+      if (!t.accessors.is_subset(schedule::executedBelow(child))) continue;
       std::vector<int> childPath = path;
       childPath.push_back(i);
       if (auto deeper = place(child, childPath, t)) best = deeper;
@@ -161,13 +168,20 @@ class Contractor {
   }
 
   // The buffer for one iteration of the loops above `node`, when every value
-  // of the temporary is consumed in the iteration that produced it.
+  // of the temporary is consumed in the iteration that produced it. With
+  // recomputed producers (extension nodes) an instance runs in several
+  // iterations: each iteration that reads a value must run its writer too.
   std::optional<std::vector<int64_t>> boxPerIteration(const isl::schedule_node& node,
                                                       const Temporary& t) const {
-    isl::multi_union_pw_aff prefix = node.prefix_schedule_multi_union_pw_aff();
-    if (prefix.size() == 0) return std::nullopt;
-    if (!t.flow.is_empty() && !t.flow.is_subset(t.flow.eq_at(prefix))) return std::nullopt;
-    isl::union_map iterations = node.prefix_schedule_union_map().intersect_domain(t.accessors);
+    // The site's mark goes below extension nodes (see run), where the
+    // instances they add are there too.
+    isl::schedule_node site = node;
+    while (site.isa<isl::schedule_node_extension>()) site = site.child(0);
+    isl::union_map iterations = schedule::prefixRelation(site).intersect_domain(t.accessors);
+    bool outerLoops = false;
+    iterations.foreach_map([&](isl::map m) { outerLoops = outerLoops || m.range_tuple_dim() > 0; });
+    if (!outerLoops || !t.accessors.is_subset(iterations.domain())) return std::nullopt;
+    if (!t.flow.apply_range(iterations).is_subset(iterations)) return std::nullopt;
     std::optional<std::vector<int64_t>> sizes = boxSizes(iterations.reverse().apply_range(t.accesses));
     if (!sizes || product(*sizes) * te::dtypeBytes(t.decl->dtype) > kMaxSiteBytes) return std::nullopt;
     return sizes;

@@ -41,8 +41,12 @@ class UnrollJamMarker {
   UnrollJamMarker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
 
   isl::schedule_node visit(isl::schedule_node node) {
-    if (node.isa<isl::schedule_node_band>()) node = withSharingMemberLast(node.as<isl::schedule_node_band>());
-    if (node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {
+    // Copies of recomputed producers (under extension nodes) keep the marks
+    // their original nests got.
+    bool own = schedule::queryable(node);
+    if (own && node.isa<isl::schedule_node_band>())
+      node = withSharingMemberLast(node.as<isl::schedule_node_band>());
+    if (own && node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {
       explain_ += "loop over " + statements(node) + ": may be unrolled and jammed (register tile)\n";
       // The last member gets a band of its own under the mark.
       int n = static_cast<int>(node.as<isl::schedule_node_band>().n_member());

@@ -1,0 +1,330 @@
+#include "fuse/Basteln.h"
+
+#include <isl/schedule_node.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "poly/IslWorkLimit.h"
+#include "schedule/CheckDataflow.h"
+#include "schedule/TreeQueries.h"
+#include "target/Promotion.h"
+#include "target/cpu/MarkUnrollJam.h"
+#include "target/cpu/MarkVectorLoops.h"
+#include "tessel/error.h"
+
+namespace tessel::fuse {
+
+namespace {
+
+// isl operations the dataflow check of one fusion may take: far more than
+// the test and benchmark pipelines need; past it the fusion is not made.
+constexpr unsigned long kCheckOperations = 1'000'000;
+
+// Statement instances that pass `node` (a filter's own filter included).
+isl::union_set instancesAt(const isl::schedule_node& node) {
+  isl::union_set domain = schedule::nodeDomain(node);
+  if (node.isa<isl::schedule_node_filter>())
+    domain = domain.intersect(node.as<isl::schedule_node_filter>().get_filter());
+  return domain;
+}
+
+// The tile band right under a sequence child: filter -> mark tile_<level> -> band.
+std::optional<isl::schedule_node_band> tileBandOf(const isl::schedule_node& filter) {
+  if (filter.n_children() != 1) return std::nullopt;
+  isl::schedule_node mark = filter.child(0);
+  if (schedule::markName(mark).rfind("tile_", 0) != 0 || !mark.child(0).isa<isl::schedule_node_band>())
+    return std::nullopt;
+  return mark.child(0).as<isl::schedule_node_band>();
+}
+
+// The first band under `node`, through marks and filters.
+std::optional<isl::schedule_node_band> firstBandBelow(isl::schedule_node node) {
+  while (node.n_children() == 1) {
+    node = node.child(0);
+    if (node.isa<isl::schedule_node_band>()) return node.as<isl::schedule_node_band>();
+  }
+  return std::nullopt;
+}
+
+// Number of points of a set: counted when its box is small, else the box's
+// size (exact for the rectangular domains of tensor programs).
+std::optional<double> pointCount(const isl::set& set) {
+  std::optional<std::vector<int64_t>> box = target::boxSizes(isl::union_map::from_range(isl::union_set(set)));
+  if (!box) return std::nullopt;
+  auto size = static_cast<double>(target::product(*box));
+  if (size > 1e5) return size;
+  return static_cast<double>(isl::manage(isl_set_count_val(set.get())).num_si());
+}
+
+// The part of `relation` whose range lies in statement `space`'s instances.
+isl::union_map toStatement(const isl::union_map& relation, const isl::set& space) {
+  return relation.intersect_range(isl::union_set(isl::set::universe(space.get_space())));
+}
+
+// One producer chosen for a consumer's tiles.
+struct Slice {
+  int child = 0;              // position in the sequence
+  isl::union_set domain;      // all its instances
+  isl::union_map executions;  // tile (outer prefix and tile members) -> instances it runs there
+  double redundancy = 0;      // share of its executions that are recomputations
+  std::string tileBox;        // "34x34": the slice of one tile
+};
+
+class TileFusion {
+ public:
+  TileFusion(const poly::Scop& scop, const BastelnOptions& options, std::string& explain)
+      : scop_(scop), options_(options), explain_(explain) {}
+
+  isl::schedule run(const isl::schedule& schedule) {
+    // Sequences by path, outermost first: fusion edits only nodes below a
+    // sequence's children, so the paths of the others stay valid.
+    std::vector<std::vector<int>> sequences;
+    collectSequences(schedule.root(), {}, sequences);
+    isl::schedule result = schedule;
+    for (const auto& path : sequences) result = fuseAt(result, path);
+    return result;
+  }
+
+ private:
+  static isl::schedule_node at(const isl::schedule& schedule, const std::vector<int>& path) {
+    isl::schedule_node node = schedule.root();
+    for (int i : path) node = node.child(i);
+    return node;
+  }
+
+  void collectSequences(const isl::schedule_node& node, std::vector<int> path,
+                        std::vector<std::vector<int>>& out) const {
+    if (node.isa<isl::schedule_node_extension>()) return;
+    if (node.isa<isl::schedule_node_sequence>()) out.push_back(path);
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+      std::vector<int> child = path;
+      child.push_back(i);
+      collectSequences(node.child(i), child, out);
+    }
+  }
+
+  // Consumers from last to first; each takes the producers before it.
+  isl::schedule fuseAt(isl::schedule schedule, const std::vector<int>& path) {
+    int n = static_cast<int>(at(schedule, path).n_children());
+    std::vector<bool> sliced(static_cast<size_t>(n), false);
+    for (int i = n - 1; i > 0; --i) {
+      if (sliced[static_cast<size_t>(i)]) continue;
+      isl::schedule_node sequence = at(schedule, path);
+      std::optional<isl::schedule_node_band> tiles = tileBandOf(sequence.child(i));
+      if (!tiles || !schedule::queryable(*tiles)) continue;
+      std::vector<Slice> slices = slicesFor(sequence, i, *tiles, sliced);
+      if (slices.empty()) continue;
+      std::string why;
+      std::optional<isl::schedule> fused = build(schedule, path, i, slices, why);
+      std::string consumer = schedule::statementNames(instancesAt(sequence.child(i)));
+      if (!fused) {
+        explain_ += "basteln: no fusion into the tiles of " + consumer + " (" + why + ")\n";
+        continue;
+      }
+      schedule = *fused;
+      for (const auto& s : slices) {
+        sliced[static_cast<size_t>(s.child)] = true;
+        char share[32];
+        std::snprintf(share, sizeof share, "%.0f%%", 100 * s.redundancy);
+        explain_ += "basteln: " + schedule::statementNames(s.domain) + " recomputed in the tiles of " +
+                    consumer + " (a " + s.tileBox + " slice per tile, about " + share + " recomputation)\n";
+      }
+      if (!why.empty())
+        explain_ += "basteln: the tile loop over " + consumer + " runs in order (" + why + ")\n";
+    }
+    return schedule;
+  }
+
+  std::vector<Slice> slicesFor(const isl::schedule_node& sequence, int consumer,
+                               const isl::schedule_node_band& tiles, const std::vector<bool>& taken) {
+    std::vector<Slice> slices;
+    std::string consumerNames = schedule::statementNames(instancesAt(sequence.child(consumer)));
+    // d = 1: the tiles must keep an outer parallel loop.
+    if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return slices;
+    isl::union_set consumerDomain = instancesAt(sequence.child(consumer));
+    isl::union_map tileOf = tiles.child(0).prefix_schedule_union_map().intersect_domain(consumerDomain);
+    isl::union_map inTile = tileOf.reverse();  // tile -> instances it runs, growing with each slice
+    isl::union_set fused = consumerDomain;
+    isl::union_map flow = scop_.deps.flow;
+    for (int j = consumer - 1; j >= 0; --j) {
+      if (taken[static_cast<size_t>(j)]) continue;
+      isl::schedule_node filter = sequence.child(j);
+      isl::union_set domain = instancesAt(filter);
+      isl::union_map out = flow.intersect_domain(domain);
+      isl::union_set readers = out.range().subtract(domain);
+      if (readers.is_empty()) continue;
+      std::string names = schedule::statementNames(domain);
+      auto refuse = [&](const std::string& why) {
+        explain_ +=
+            "basteln: " + names + " not recomputed in the tiles of " + consumerNames + " (" + why + ")\n";
+      };
+      if (!readers.is_subset(fused)) {
+        refuse("other statements read its values");
+        continue;
+      }
+      std::optional<isl::schedule_node_band> band = firstBandBelow(filter);
+      if (!band || band->n_member() == 0 || !band->member_get_coincident(0)) {
+        refuse("it has no outer parallel loop; each tile would run all of it");
+        continue;
+      }
+      isl::union_map need = inTile.apply_range(out.intersect_range(fused).reverse());
+      // Its own dependences bring the instances the needed ones read (a
+      // reduction's init and earlier updates).
+      isl::union_map within = out.intersect_range(domain);
+      if (!within.is_empty()) {
+        isl_bool exact;
+        isl::union_map earlier =
+            isl::manage(isl_union_map_transitive_closure(within.reverse().release(), &exact));
+        need = need.unite(need.apply_range(earlier));
+      }
+      need = need.intersect_range(domain);
+      isl::union_set recomputed = need.range();
+      if (!out.intersect_domain(recomputed).intersect_range(domain.subtract(recomputed)).is_empty()) {
+        refuse("instances no tile needs read values the tiles compute");
+        continue;
+      }
+      Slice slice{j, domain, need, 1.0, "?"};
+      estimateRedundancy(slice);
+      if (slice.redundancy > options_.redundancyLimit) {
+        char text[96];
+        std::snprintf(text, sizeof text,
+                      "about %.0f%% of its executions would be recomputations, limit %.0f%%",
+                      100 * slice.redundancy, 100 * options_.redundancyLimit);
+        refuse(text);
+        continue;
+      }
+      slices.push_back(slice);
+      inTile = inTile.unite(need);
+      fused = fused.unite(recomputed);
+    }
+    std::reverse(slices.begin(), slices.end());  // program order
+    return slices;
+  }
+
+  // 1 - instances / executions, from the boxes of one tile's slice and of
+  // all the instances (exact for rectangular domains and full tiles).
+  void estimateRedundancy(Slice& slice) const {
+    isl::set tileSet = slice.executions.domain().as_set();
+    std::optional<double> tiles = pointCount(tileSet);
+    if (!tiles) return;
+    double executions = 0, instances = 0;
+    std::string box;
+    bool known = true;
+    slice.executions.range().foreach_set([&](isl::set statement) {
+      isl::union_map perTile = toStatement(slice.executions, statement);
+      std::optional<std::vector<int64_t>> one = target::boxSizes(perTile);
+      std::optional<double> all = pointCount(statement);
+      if (!one || !all) {
+        known = false;
+        return;
+      }
+      executions += *tiles * static_cast<double>(target::product(*one));
+      instances += *all;
+      if (box.empty() || target::product(*one) > 1) box = target::boxText(*one);
+    });
+    if (!known || executions <= 0) return;
+    slice.redundancy = std::max(0.0, 1.0 - instances / executions);
+    slice.tileBox = box;
+  }
+
+  // The tree with the slices recomputed in the consumer's tiles, or nullopt
+  // (and `why`) when the dataflow check rejects it.
+  std::optional<isl::schedule> build(const isl::schedule& schedule, const std::vector<int>& path,
+                                     int consumer, const std::vector<Slice>& slices, std::string& why) {
+    isl::schedule_node sequence = at(schedule, path);
+    isl::union_map extension = isl::union_map::empty(schedule.ctx());
+    for (const auto& s : slices) extension = extension.unite(s.executions);
+    // Copies keep the marks that describe their own loops; tiling and
+    // promotion marks belong to the original nest.
+    auto keep = [](const std::string& mark) {
+      return mark == target::cpu::kVectorMark || mark == target::cpu::kVectorReductionMark ||
+             mark == target::cpu::kUnrollJamMark;
+    };
+    // A tile's slice is small: the producer's own tile loops stay out of the copy.
+    auto pointLoops = [&](int child) {
+      isl::schedule_node source = sequence.child(child).child(0);
+      while (schedule::markName(source).rfind("tile_", 0) == 0 &&
+             source.child(0).isa<isl::schedule_node_band>())
+        source = source.child(0).child(0);
+      return source;
+    };
+    isl::schedule_node graft = isl::schedule_node::from_extension(extension).child(0);
+    if (slices.size() == 1) {
+      graft = schedule::copySubtree(graft, pointLoops(slices[0].child), keep);
+    } else {
+      isl::union_set_list filters(schedule.ctx(), static_cast<int>(slices.size()));
+      for (const auto& s : slices) filters = filters.add(s.domain.universe());
+      graft = graft.insert_sequence(filters);
+      for (size_t k = 0; k < slices.size(); ++k)
+        graft = schedule::copySubtree(graft.child(static_cast<int>(k)).child(0), pointLoops(slices[k].child),
+                                      keep)
+                    .parent()
+                    .parent();
+    }
+    graft = graft.parent();  // the extension node
+    // The producers' own nests keep what no tile runs.
+    for (const auto& s : slices) {
+      isl::union_set reserved = liveOf(s.domain.subtract(s.executions.range()));
+      sequence = sequence.child(s.child).child(0).insert_filter(reserved).parent().parent();
+    }
+    isl::schedule_node tiles = sequence.child(consumer).child(0).child(0);
+    // The check follows what moved: the producers (the consumer's own order
+    // and its order relative to the other statements stay).
+    isl::union_set moved = isl::union_set::empty(schedule.ctx());
+    for (const auto& s : slices) moved = moved.unite(s.domain);
+    isl::schedule result = tiles.child(0).graft_before(graft).schedule();
+    std::string violation;
+    poly::IslWorkLimit limit;
+    limit.maxOperations = kCheckOperations;
+    auto checked = poly::runBounded(schedule.ctx(), limit, [&] {
+      violation = schedule::dataflowViolation(scop_, result, moved);
+      return result;
+    });
+    if (!checked.value) {
+      why = "the dataflow check of the fused tree took too long";
+      return std::nullopt;
+    }
+    if (!violation.empty()) {
+      why = "the fused tree " + violation;
+      return std::nullopt;
+    }
+    return result;
+  }
+
+  // The instances of `reserved` whose values matter: those that write an
+  // output or whose values reach, through other reserved instances, one
+  // that runs elsewhere. The others (a corner no tile reads) need not run.
+  isl::union_set liveOf(const isl::union_set& reserved) const {
+    if (reserved.is_empty()) return reserved;
+    isl::union_map flow = scop_.deps.flow.intersect_domain(reserved);
+    isl::union_set outputs = scop_.outputElements();
+    isl::union_set live = flow.subtract_range(reserved).domain().unite(
+        scop_.writes.intersect_domain(reserved).intersect_range(outputs).domain());
+    isl::union_map within = flow.intersect_range(reserved);
+    if (!within.is_empty() && !live.is_empty()) {
+      isl_bool exact;
+      isl::union_map reaches = isl::manage(isl_union_map_transitive_closure(within.release(), &exact));
+      live = live.unite(reaches.intersect_range(live).domain());
+    }
+    return live;
+  }
+
+  const poly::Scop& scop_;
+  const BastelnOptions& options_;
+  std::string& explain_;
+};
+
+}  // namespace
+
+isl::schedule fuseIntoTiles(const poly::Scop& scop, const isl::schedule& schedule,
+                            const BastelnOptions& options, std::string& explain) {
+  return TileFusion(scop, options, explain).run(schedule);
+}
+
+}  // namespace tessel::fuse

@@ -1,0 +1,46 @@
+// Post-tiling fusion (basteln, paper 001 Alg. 2 and 3): producers are
+// recomputed inside the tiles of their consumer instead of being fused with
+// it before tiling.
+//
+// The pass runs on a tiled tree. For each child of a sequence whose
+// outermost band is a tile band (the consumer), it walks the earlier
+// children in reverse order and slices every producer whose values only the
+// consumer (and producers already sliced) read: the instances a tile needs
+// follow the flow dependences backwards from the tile's instances (the
+// upward-exposed data of the tile, h = f o r in the paper), closed under the
+// producer's own dependences (its grouping relation: a reduction's init and
+// updates come together). The tile band then holds an extension node that
+// runs a copy of each sliced producer's subtree on its slice before the
+// consumer's point loops, and the producer's own nest keeps only the
+// instances no tile recomputes (`reserved`, usually none). Tiles may
+// overlap: a 3x3 convolution over a quantized image recomputes a one-pixel
+// border per tile.
+//
+// A producer is not sliced when something else reads its values, when it has
+// no outer parallel loop (d = 1: a full reduction would run once per tile),
+// or when the recomputation it costs passes the limit. The result is checked
+// with the dataflow check; on failure the tree stays as it was. The tile
+// loop stays parallel when every recomputed tensor element is written once
+// (the copies in neighbouring tiles store the same value); otherwise it runs
+// in order.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <string>
+
+#include "poly/Scop.h"
+
+namespace tessel::fuse {
+
+struct BastelnOptions {
+  // The largest share of a producer's executions that may be recomputations
+  // (1 - instances / executions); 1 means "fuse whatever it costs".
+  double redundancyLimit = 0.25;
+};
+
+// Appends one line per fused producer (or why one was not fused) to `explain`.
+isl::schedule fuseIntoTiles(const poly::Scop& scop, const isl::schedule& schedule,
+                            const BastelnOptions& options, std::string& explain);
+
+}  // namespace tessel::fuse

@@ -1,0 +1,99 @@
+#include "target/cpu/SerializeRacyTiles.h"
+
+#include <isl/schedule_node.h>
+
+#include <set>
+#include <vector>
+
+#include "schedule/TreeQueries.h"
+
+namespace tessel::target::cpu {
+
+namespace {
+
+std::string tensorOf(const isl::set& elements) {
+  return isl::manage(isl_set_get_tuple_id(elements.get())).name();
+}
+
+class RaceFinder {
+ public:
+  RaceFinder(const poly::Scop& scop, const PromotionPlan& plan) : scop_(scop), plan_(plan) {}
+
+  // Paths (child positions from the root) of extension nodes whose tiles
+  // race, with the tensor that races.
+  std::vector<std::pair<std::vector<int>, std::string>> races;
+
+  void visit(const isl::schedule_node& node, std::vector<int> path) {
+    if (node.isa<isl::schedule_node_extension>()) {
+      std::string tensor = racingTensor(node.as<isl::schedule_node_extension>());
+      if (!tensor.empty()) races.emplace_back(path, tensor);
+    }
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+      std::vector<int> child = path;
+      child.push_back(i);
+      visit(node.child(i), child);
+    }
+  }
+
+ private:
+  // Tensors contracted at promotion marks in the subtree of `node`.
+  std::set<std::string> contractedBelow(const isl::schedule_node& node) const {
+    std::set<std::string> out;
+    node.foreach_descendant_top_down([&](const isl::schedule_node& n) {
+      if (auto site = plan_.siteOfMark(schedule::markName(n)))
+        for (const auto& t : plan_.sites[*site].tensors)
+          if (t.contracted) out.insert(t.tensor);
+      return true;
+    });
+    return out;
+  }
+
+  std::string racingTensor(const isl::schedule_node_extension& extension) const {
+    isl::union_set recomputed = extension.extension().range();
+    isl::union_set others = schedule::executedBelow(extension).subtract(recomputed);
+    std::set<std::string> private_ = contractedBelow(extension);
+    std::string racing;
+    scop_.writes.intersect_domain(recomputed).range().foreach_set([&](isl::set elements) {
+      std::string tensor = tensorOf(elements);
+      if (!racing.empty() || private_.count(tensor)) return;
+      isl::union_map writes =
+          scop_.writes.intersect_domain(recomputed).intersect_range(isl::union_set(elements));
+      bool otherWriters =
+          !scop_.writes.intersect_domain(others).intersect_range(isl::union_set(elements)).is_empty();
+      if (!writes.is_injective() || otherWriters) racing = tensor;
+    });
+    return racing;
+  }
+
+  const poly::Scop& scop_;
+  const PromotionPlan& plan_;
+};
+
+}  // namespace
+
+isl::schedule serializeRacyTiles(const poly::Scop& scop, const isl::schedule& schedule,
+                                 const PromotionPlan& plan, std::string& explain) {
+  RaceFinder finder(scop, plan);
+  finder.visit(schedule.root(), {});
+  isl::schedule result = schedule;
+  for (const auto& [path, tensor] : finder.races) {
+    isl::schedule_node node = result.root();
+    for (int i : path) {
+      if (node.isa<isl::schedule_node_band>()) {
+        auto band = node.as<isl::schedule_node_band>();
+        for (int m = 0; m < static_cast<int>(band.n_member()); ++m)
+          band = band.member_set_coincident(m, false);
+        node = band;
+      }
+      node = node.child(i);
+    }
+    explain += "recomputation: the loops around the recomputed " +
+               schedule::statementNames(node.as<isl::schedule_node_extension>().extension().range()) +
+               " run in order (" + tensor +
+               " is a shared array that tiles would store different values into at once)\n";
+    result = node.schedule();
+  }
+  return result;
+}
+
+}  // namespace tessel::target::cpu

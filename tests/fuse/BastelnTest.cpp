@@ -1,0 +1,134 @@
+// basteln recomputes producers inside the tiles of their consumers (paper
+// 001 Alg. 2 and 3): the conv pipeline of Fig. 1, a multi-statement
+// intermediate (Fig. 7), a producer shared by two consumers, and 2mm, where
+// the recomputation is too large. Every kernel is checked against the
+// interpreter on two threads, at sizes that leave partial and overlapping
+// tiles.
+#include <gtest/gtest.h>
+
+#include "../support/RowPrograms.h"
+#include "driver/Compile.h"
+#include "target/DetectHost.h"
+#include "tile/TilePolicy.h"
+
+namespace tessel::fuse {
+namespace {
+
+using testing::CheckedProgram;
+using testing::compileAndCheck;
+
+// The host's ISA with fixed caches, so tile decisions do not depend on the machine.
+target::Hardware fixedCaches() {
+  target::Hardware h = target::detectHost();
+  h.name = "fixed-caches";
+  h.cores = 2;
+  h.memory.clear();
+  for (auto [name, bytes] :
+       {std::pair<const char*, int64_t>{"L1", 32 * 1024}, {"L2", 1024 * 1024}, {"DRAM", 0}}) {
+    target::MemoryLevel level;
+    level.name = name;
+    level.capacityBytes = bytes;
+    level.source = "configured";
+    h.memory.push_back(level);
+  }
+  return h;
+}
+
+driver::CompileOptions basteln(int tile, double redundancy = 0.25) {
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.bastelnRedundancy = redundancy;
+  o.hardware = fixedCaches();
+  o.autoTiling = false;
+  std::string t = std::to_string(tile) + "@L2";
+  o.tiles = tile::parseTilePolicy("*: " + t + ", " + t + ", " + t, "test");
+  o.dumpAfter = "basteln";
+  return o;
+}
+
+std::string convPipeline(int h, int w) {
+  return "# sizes: IH=" + std::to_string(h + 2) + " IW=" + std::to_string(w + 2) +
+         " KH=3 KW=3\n"
+         "def pipeline(float(IH,IW) X, float(KH,KW) K) -> (R) {\n"
+         "  A(h,w) = X(h,w) * 0.5\n"
+         "  C(h,w) +=! A(h+kh,w+kw) * K(kh,kw)\n"
+         "  R(h,w) = fmax(C(h,w), 0.0)\n}\n";
+}
+
+TEST(Basteln, Fig1ConvPipelineRecomputesTheQuantizationPerTile) {
+  for (auto [h, w] : {std::pair{6, 6}, {7, 13}, {13, 7}, {127, 33}}) {
+    for (int tile : {2, 3, 32}) {
+      CheckedProgram c = compileAndCheck(convPipeline(h, w), basteln(tile, 1.0));
+      EXPECT_TRUE(c.check.pass) << h << "x" << w << " tile " << tile << "\n" << c.check.failures;
+      EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S3 S2 S1"))
+          << h << "x" << w << " tile " << tile << "\n"
+          << c.program.explanation;
+      EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << c.program.dump;
+    }
+  }
+}
+
+TEST(Basteln, SmallTilesPassTheRedundancyLimit) {
+  // 2x2 output tiles need 4x4 of A: 75% of A's executions are recomputations.
+  CheckedProgram c = compileAndCheck(convPipeline(13, 13), basteln(2));
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("basteln: S0 not recomputed in the tiles of S3 S2 S1 (about")) << c.program.explanation;
+  EXPECT_TRUE(c.has("limit 25%")) << c.program.explanation;
+  EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
+}
+
+// Fig. 7: the intermediate is two statements (a quantization through a
+// temporary, then a reduction over a window); both come into each tile.
+TEST(Basteln, MultiStatementIntermediateComesWhole) {
+  const std::string tc =
+      "# sizes: N=29 M=31\n"
+      "def f(float(N,M) X) -> (Y) {\n"
+      "  t(i,j) = X(i,j) * 0.25\n"
+      "  s(i,j) +=! t(i,j) * X(i,j)\n"
+      "  Y(i,j) = s(i,j) + s(i+1,j) + s(i,j+1) where i in 0:N-1, j in 0:M-1\n}\n";
+  for (int tile : {2, 5, 16}) {
+    CheckedProgram c = compileAndCheck(tc, basteln(tile, 1.0));
+    EXPECT_TRUE(c.check.pass) << tile << "\n" << c.check.failures;
+  }
+}
+
+// A producer whose values another nest reads too stays a nest of its own.
+TEST(Basteln, ProducerReadElsewhereIsNotRecomputed) {
+  const std::string tc =
+      "# sizes: N=23 M=19\n"
+      "def f(float(N,M) X) -> (Y, Z) {\n"
+      "  A(i,j) = X(i,j) * 2.0\n"
+      "  Z(i) +=! A(i,j)\n"
+      "  Y(i,j) = A(i,j) + A(i+1,j+1) where i in 0:N-1, j in 0:M-1\n}\n";
+  CheckedProgram c = compileAndCheck(tc, basteln(4, 1.0));
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+}
+
+// 2mm (Fig. 9): a tile of the second product needs whole rows of the first,
+// so each tile would recompute most of it; basteln keeps the nests apart.
+TEST(Basteln, TwoMatmulsAreRefused) {
+  const std::string tc =
+      "# sizes: M=40 K=40 L=40 N=40\n"
+      "def f(float(M,K) A, float(K,L) B, float(L,N) C) -> (D) {\n"
+      "  E(m,l) +=! A(m,k) * B(k,l)\n"
+      "  D(m,n) +=! E(m,l) * C(l,n)\n}\n";
+  CheckedProgram c = compileAndCheck(tc, basteln(8));
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos) << c.program.explanation;
+}
+
+TEST(Basteln, OptionsParseAndPrint) {
+  EXPECT_EQ(driver::parseFusion("basteln"), driver::Fusion::Basteln);
+  EXPECT_THROW(driver::parseFusion("bastel"), UserError);
+  EXPECT_DOUBLE_EQ(driver::parsePercent("25%", "x"), 0.25);
+  EXPECT_DOUBLE_EQ(driver::parsePercent("100", "x"), 1.0);
+  for (const char* bad : {"", "%", "101%", "-1%", "abc", "5%%"})
+    EXPECT_THROW(driver::parsePercent(bad, "x"), UserError) << bad;
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.bastelnRedundancy = 0.5;
+  EXPECT_NE(o.toString().find("fusion=basteln redundancy=50%"), std::string::npos) << o.toString();
+}
+
+}  // namespace
+}  // namespace tessel::fuse
