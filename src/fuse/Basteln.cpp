@@ -52,14 +52,12 @@ std::optional<isl::schedule_node_band> firstBandBelow(isl::schedule_node node) {
   return std::nullopt;
 }
 
-// Number of points of a set: counted when its box is small, else the box's
-// size (exact for the rectangular domains of tensor programs).
-std::optional<double> pointCount(const isl::set& set) {
+// Number of points of a set, from its box (exact for the rectangular
+// domains of tensor programs).
+std::optional<double> boxCount(const isl::set& set) {
   std::optional<std::vector<int64_t>> box = target::boxSizes(isl::union_map::from_range(isl::union_set(set)));
   if (!box) return std::nullopt;
-  auto size = static_cast<double>(target::product(*box));
-  if (size > 1e5) return size;
-  return static_cast<double>(isl::manage(isl_set_count_val(set.get())).num_si());
+  return static_cast<double>(target::product(*box));
 }
 
 // The part of `relation` whose range lies in statement `space`'s instances.
@@ -164,6 +162,10 @@ class TileFusion {
         explain_ +=
             "basteln: " + names + " not recomputed in the tiles of " + consumerNames + " (" + why + ")\n";
       };
+      if (!scop_.writes.intersect_domain(domain).intersect_range(scop_.outputElements()).is_empty()) {
+        refuse("it writes program outputs");
+        continue;
+      }
       if (!readers.is_subset(fused)) {
         refuse("other statements read its values");
         continue;
@@ -210,21 +212,22 @@ class TileFusion {
   // 1 - instances / executions, from the boxes of one tile's slice and of
   // all the instances (exact for rectangular domains and full tiles).
   void estimateRedundancy(Slice& slice) const {
-    isl::set tileSet = slice.executions.domain().as_set();
-    std::optional<double> tiles = pointCount(tileSet);
-    if (!tiles) return;
+    // Tiles are counted one by one: their coordinates step by the tile size,
+    // which a box does not see.
+    double tiles = static_cast<double>(
+        isl::manage(isl_set_count_val(slice.executions.domain().as_set().get())).num_si());
     double executions = 0, instances = 0;
     std::string box;
     bool known = true;
     slice.executions.range().foreach_set([&](isl::set statement) {
       isl::union_map perTile = toStatement(slice.executions, statement);
       std::optional<std::vector<int64_t>> one = target::boxSizes(perTile);
-      std::optional<double> all = pointCount(statement);
+      std::optional<double> all = boxCount(statement);
       if (!one || !all) {
         known = false;
         return;
       }
-      executions += *tiles * static_cast<double>(target::product(*one));
+      executions += tiles * static_cast<double>(target::product(*one));
       instances += *all;
       if (box.empty() || target::product(*one) > 1) box = target::boxText(*one);
     });

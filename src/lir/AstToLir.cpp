@@ -96,9 +96,23 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
       if (tensor.contracted) {
         accesses = accesses.unite(target::writesOf(g.scop, instances, tensor.tensor));
         TESSEL_CHECK(tensor.flow.has_value(), "ast", "contracted " + tensor.tensor + " without its dataflow");
-        isl::union_map touching =
-            tensor.flow->intersect_domain(instances).unite(tensor.flow->intersect_range(instances));
-        selfContained = touching.is_subset(touching.intersect_domain(instances).intersect_range(instances));
+        if (tensor.recomputed) {
+          // Each iteration runs its own copies of the writers: every value
+          // read here must be written here in the same iteration, and values
+          // of writers that run once must not leave.
+          isl::union_map needed = tileToInstances.apply_range(tensor.flow->reverse());
+          isl::union_map leaving =
+              tensor.flow->intersect_domain(instances.subtract(*tensor.recomputed)).subtract_range(instances);
+          selfContained = needed.is_subset(tileToInstances) && leaving.is_empty();
+          // The array would miss the values that the other pieces keep in
+          // their buffers.
+          TESSEL_CHECK(selfContained, "ast",
+                       "recomputed " + tensor.tensor + " splits across pieces of its contraction site");
+        } else {
+          isl::union_map touching =
+              tensor.flow->intersect_domain(instances).unite(tensor.flow->intersect_range(instances));
+          selfContained = touching.is_subset(touching.intersect_domain(instances).intersect_range(instances));
+        }
       }
       isl::union_map footprint = tileToInstances.apply_range(accesses);
       if (selfContained && !footprint.is_empty()) {

@@ -32,6 +32,9 @@ struct PromotedTensor {
   // generates each statement apart); a piece that some of these pairs cross
   // keeps the tensor. (Absent for inputs: a null isl object cannot be copied.)
   std::optional<isl::union_map> flow;
+  // Contracted, with writers that recomputation (extension nodes) runs in
+  // several iterations of the site: those instances.
+  std::optional<isl::union_set> recomputed;
 };
 
 struct PromotionSite {

@@ -64,8 +64,22 @@ TEST(Basteln, Fig1ConvPipelineRecomputesTheQuantizationPerTile) {
           << h << "x" << w << " tile " << tile << "\n"
           << c.program.explanation;
       EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << c.program.dump;
+      // A lives in a per-tile buffer: no full-size array is allocated.
+      EXPECT_TRUE(c.has("contraction: A (")) << c.program.explanation;
+      for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "A");
     }
   }
+}
+
+// The tile loop is the kernel's one parallel loop: quantization, convolution
+// and ReLU of a tile run together on one thread.
+TEST(Basteln, Fig1RunsAsOneParallelLoop) {
+  CheckedProgram c = compileAndCheck(convPipeline(61, 45), basteln(16));
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  size_t first = c.program.cSource.find("#pragma omp parallel");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(c.program.cSource.find("#pragma omp parallel", first + 1), std::string::npos)
+      << c.program.cSource;
 }
 
 TEST(Basteln, SmallTilesPassTheRedundancyLimit) {
@@ -89,11 +103,36 @@ TEST(Basteln, MultiStatementIntermediateComesWhole) {
   for (int tile : {2, 5, 16}) {
     CheckedProgram c = compileAndCheck(tc, basteln(tile, 1.0));
     EXPECT_TRUE(c.check.pass) << tile << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("basteln: S1 S0 recomputed in the tiles of S2")) << tile << "\n"
+                                                                       << c.program.explanation;
+    EXPECT_TRUE(c.program.kernel.temporaries.empty()) << tile << "\n" << c.program.explanation;
   }
 }
 
-// A producer whose values another nest reads too stays a nest of its own.
-TEST(Basteln, ProducerReadElsewhereIsNotRecomputed) {
+// A reduction recomputed per tile writes each element several times; when
+// its slice does not fit a per-tile buffer, tiles on two threads would store
+// partial sums into the same shared elements, so the tiles run in order.
+TEST(Basteln, SharedReductionSliceRunsTilesInOrder) {
+  const std::string tc =
+      "# sizes: N=300 M=300 K=3\n"
+      "def f(float(N,M,K) X) -> (Y) {\n"
+      "  s(i,j) +=! X(i,j,k) * X(i,j,k)\n"
+      "  Y(i,j) = s(i,j) + s(i+1,j) + s(i,j+1) where i in 0:N-1, j in 0:M-1\n}\n";
+  CheckedProgram big = compileAndCheck(tc, basteln(256, 1.0));
+  EXPECT_TRUE(big.check.pass) << big.check.failures;
+  EXPECT_TRUE(big.has("basteln: S1 S0 recomputed in the tiles of S2")) << big.program.explanation;
+  EXPECT_TRUE(
+      big.has("recomputation: the loops around the recomputed S0 S1 run in order (s is a shared array"))
+      << big.program.explanation;
+  CheckedProgram small = compileAndCheck(tc, basteln(32, 1.0));
+  EXPECT_TRUE(small.check.pass) << small.check.failures;
+  EXPECT_TRUE(small.has("contraction: s (300x300) becomes a 33x33 buffer")) << small.program.explanation;
+  EXPECT_FALSE(small.has("run in order")) << small.program.explanation;
+}
+
+// A producer that writes an output (here fused with the row sums Z, which
+// read A too) is an output itself and is not recomputed.
+TEST(Basteln, ProducerWritingAnOutputIsNotRecomputed) {
   const std::string tc =
       "# sizes: N=23 M=19\n"
       "def f(float(N,M) X) -> (Y, Z) {\n"
@@ -102,6 +141,9 @@ TEST(Basteln, ProducerReadElsewhereIsNotRecomputed) {
       "  Y(i,j) = A(i,j) + A(i+1,j+1) where i in 0:N-1, j in 0:M-1\n}\n";
   CheckedProgram c = compileAndCheck(tc, basteln(4, 1.0));
   EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("not recomputed in the tiles of S3 (it writes program outputs)"))
+      << c.program.explanation;
+  EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
 }
 
 // 2mm (Fig. 9): a tile of the second product needs whole rows of the first,
@@ -114,7 +156,15 @@ TEST(Basteln, TwoMatmulsAreRefused) {
       "  D(m,n) +=! E(m,l) * C(l,n)\n}\n";
   CheckedProgram c = compileAndCheck(tc, basteln(8));
   EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(
+      c.has("basteln: S1 S0 not recomputed in the tiles of S2 S3 (about 80% of its executions would be "
+            "recomputations, limit 25%)"))
+      << c.program.explanation;
   EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos) << c.program.explanation;
+  // At 100% it is fused, and still right.
+  CheckedProgram forced = compileAndCheck(tc, basteln(8, 1.0));
+  EXPECT_TRUE(forced.check.pass) << forced.check.failures;
+  EXPECT_NE(forced.program.dump.find("extension:"), std::string::npos) << forced.program.explanation;
 }
 
 TEST(Basteln, OptionsParseAndPrint) {

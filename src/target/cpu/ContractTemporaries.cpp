@@ -65,7 +65,13 @@ class Contractor {
                     std::to_string(kMaxSiteBytes / 1024) + " KiB)\n";
         continue;
       }
-      site.push_back(PromotedTensor{t->name, "", best->box, true, temporary->flow});
+      PromotedTensor promoted{t->name, "", best->box, true, temporary->flow, std::nullopt};
+      if (extended) {
+        isl::union_set writers = writesOf(scop_, temporary->accessors, t->name).domain();
+        isl::union_set recomputed = writers.intersect(extensionRange(schedule));
+        if (!recomputed.is_empty()) promoted.recomputed = recomputed;
+      }
+      site.push_back(promoted);
       explain_ += "contraction: " + t->name + " (" + boxText(t->shape) + ") becomes a " + boxText(best->box) +
                   " buffer per iteration of the loops around " +
                   schedule::statementNames(temporary->accessors) +
@@ -97,6 +103,17 @@ class Contractor {
   }
 
  private:
+  // The instances extension nodes run (again) inside the subtrees they head.
+  static isl::union_set extensionRange(const isl::schedule& schedule) {
+    isl::union_set out = isl::union_set::empty(schedule.ctx());
+    schedule.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
+      if (n.isa<isl::schedule_node_extension>())
+        out = out.unite(n.as<isl::schedule_node_extension>().extension().range());
+      return true;
+    });
+    return out;
+  }
+
   struct Placement {
     std::vector<int> path;
     std::vector<int64_t> box;

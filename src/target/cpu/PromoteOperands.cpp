@@ -161,7 +161,7 @@ class Promoter {
     std::snprintf(reuseText, sizeof reuseText, "%.1f reads per element", reuse);
     if (options_.ignoreCost && elements * te::dtypeBytes(t.dtype) <= budget) {
       why = reuseText;
-      return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt};
+      return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt, std::nullopt};
     }
     if (contiguous) {
       why = "its footprint " + boxText(*box) + " is contiguous";
@@ -181,7 +181,7 @@ class Promoter {
       return std::nullopt;
     }
     why = reuseText;
-    return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt};
+    return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt, std::nullopt};
   }
 
   int64_t capacity(const std::string& level) const {
