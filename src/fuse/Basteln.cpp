@@ -80,10 +80,13 @@ class TileFusion {
       : scop_(scop), options_(options), explain_(explain) {}
 
   isl::schedule run(const isl::schedule& schedule) {
-    // Sequences by path, outermost first: fusion edits only nodes below a
-    // sequence's children, so the paths of the others stay valid.
+    // Sequences by path, deepest first: fusion inserts nodes below the
+    // sequence it works on, which moves the sequences nested there but not
+    // the sequence's ancestors or its siblings' subtrees.
     std::vector<std::vector<int>> sequences;
     collectSequences(schedule.root(), {}, sequences);
+    std::stable_sort(sequences.begin(), sequences.end(),
+                     [](const auto& a, const auto& b) { return a.size() > b.size(); });
     isl::schedule result = schedule;
     for (const auto& path : sequences) result = fuseAt(result, path);
     return result;
@@ -231,7 +234,10 @@ class TileFusion {
       instances += *all;
       if (box.empty() || target::product(*one) > 1) box = target::boxText(*one);
     });
-    if (!known || executions <= 0) return;
+    if (!known || executions <= 0) {
+      slice.tileBox = "unknown";
+      return;
+    }
     slice.redundancy = std::max(0.0, 1.0 - instances / executions);
     slice.tileBox = box;
   }

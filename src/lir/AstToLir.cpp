@@ -89,6 +89,7 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
   isl::union_map tileToInstances = isl::manage(isl_ast_build_get_schedule(build)).reverse();
   for (const auto& tensor : g.plan.sites[site].tensors) {
     std::optional<std::vector<isl::ast_expr>> offsets;
+    bool accessed = true;  // until shown otherwise
     try {
       isl::union_set instances = tileToInstances.range();
       isl::union_map accesses = target::readsOf(g.scop, instances, tensor.tensor);
@@ -104,10 +105,6 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
           isl::union_map leaving =
               tensor.flow->intersect_domain(instances.subtract(*tensor.recomputed)).subtract_range(instances);
           selfContained = needed.is_subset(tileToInstances) && leaving.is_empty();
-          // The array would miss the values that the other pieces keep in
-          // their buffers.
-          TESSEL_CHECK(selfContained, "ast",
-                       "recomputed " + tensor.tensor + " splits across pieces of its contraction site");
         } else {
           isl::union_map touching =
               tensor.flow->intersect_domain(instances).unite(tensor.flow->intersect_range(instances));
@@ -115,7 +112,8 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
         }
       }
       isl::union_map footprint = tileToInstances.apply_range(accesses);
-      if (selfContained && !footprint.is_empty()) {
+      accessed = !footprint.is_empty();
+      if (selfContained && accessed) {
         isl::fixed_box box = footprint.as_map().range_simple_fixed_box_hull();
         bool fits = box.is_valid();
         isl::multi_val size = fits ? box.size() : isl::multi_val();
@@ -134,6 +132,11 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
     } catch (const isl::exception&) {
       offsets.reset();
     }
+    // The array would miss the values that the other pieces keep in their
+    // buffers, and recomputing tiles may share it across threads.
+    TESSEL_CHECK(
+        offsets || !tensor.recomputed || !accessed, "ast",
+        "recomputed " + tensor.tensor + " has no per-iteration buffer in a piece of its contraction site");
     instance.offsets.push_back(offsets);
   }
   return instance;

@@ -44,6 +44,7 @@ class Watchdog {
 Bounded<isl::schedule> runBounded(isl::ctx ctx, const IslWorkLimit& limit,
                                   const std::function<isl::schedule()>& work) {
   isl_ctx* c = ctx.get();
+  isl_ctx_reset_error(c);  // a stale quota error would relabel a later one
   isl_ctx_reset_operations(c);
   isl_ctx_set_max_operations(c, limit.maxOperations);
   Bounded<isl::schedule> result;

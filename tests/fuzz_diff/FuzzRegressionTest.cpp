@@ -225,4 +225,18 @@ def fuzz(float(N0) I0, float(N0,N0) I1, int32(N0) J) -> (T3, T7, T8) {
 }
 
 }  // namespace
+// Found by tessel fuzz (program seed 3553216667817520020): internal error under fusion=basteln tiling=auto(tiny caches) threads=2.
+TEST(FuzzRegression, Seed3553216667817520020) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=31 N1=2 N2=1
+def fuzz(float(N0,N1) I0, float(N0,N1) I1) -> (T4) {
+  T2(i0) = tanh(I1(0, N1 - 1 - i0)) where i0 in 0:N1
+  T3(i0, i1) min=! fmax((I1(i0 + r0, r1) * 0.5), -I0(0, r2)) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0 - N0 + 1, r1 in 0:N1, r2 in 0:N1
+  T4 min=! -I1(r0, r1) where r0 in 0:N0, r1 in 0:N1
+  T5(i0, i1) min=! I1(r0, 0) where i0 in 0:N1, i1 in 0:N1, r0 in 0:N0
+  T6(i0, i1, i2) = fmin((fabs(((i2 + 1 < N1) ? T5(i2, i2 + 1) : 0)) * fmax(((i2 + 1 < N1) ? T5(i2 + 1, 0) : 0), 0)), (T2(i2) * 0.5)) where i0 in 0:N0, i1 in 0:N0, i2 in 0:N1
+  T7(i0, i1, i2) *=! (1 + tanh((fmin(-T2(i0), sigmoid(T3(i1 + r0, 0))) + ((i1 + 1 < N0) ? T6(0, i1 + 1, i0) : 0))) / 8) where i0 in 0:N1, i1 in 0:N0, i2 in 0:N0, r0 in 0:N0 - N0 + 1
+}
+)TC", "fusion=basteln tiling=auto(tiny caches) threads=2");
+}
+
 }  // namespace tessel::fuzz

@@ -42,8 +42,8 @@ class UnrollJamMarker {
 
   isl::schedule_node visit(isl::schedule_node node) {
     // Copies of recomputed producers (under extension nodes) keep the marks
-    // their original nests got.
-    bool own = schedule::queryable(node);
+    // their original nests got; the nests they came from may run nothing.
+    bool own = schedule::queryable(node) && !schedule::nodeDomain(node).is_empty();
     if (own && node.isa<isl::schedule_node_band>())
       node = withSharingMemberLast(node.as<isl::schedule_node_band>());
     if (own && node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {

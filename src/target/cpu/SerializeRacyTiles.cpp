@@ -53,6 +53,15 @@ class RaceFinder {
     isl::union_set others = schedule::executedBelow(extension).subtract(recomputed);
     std::set<std::string> private_ = contractedBelow(extension);
     std::string racing;
+    // A recomputed read of what the consumer writes in another tile: in
+    // order it saw the value before that tile ran.
+    isl::union_set overwritten = scop_.reads.intersect_domain(recomputed)
+                                     .range()
+                                     .intersect(scop_.writes.intersect_domain(others).range());
+    overwritten.foreach_set([&](isl::set elements) {
+      if (racing.empty()) racing = tensorOf(elements);
+    });
+    if (!racing.empty()) return racing;
     scop_.writes.intersect_domain(recomputed).range().foreach_set([&](isl::set elements) {
       std::string tensor = tensorOf(elements);
       if (!racing.empty() || private_.count(tensor)) return;
@@ -90,7 +99,7 @@ isl::schedule serializeRacyTiles(const poly::Scop& scop, const isl::schedule& sc
     explain += "recomputation: the loops around the recomputed " +
                schedule::statementNames(node.as<isl::schedule_node_extension>().extension().range()) +
                " run in order (" + tensor +
-               " is a shared array that tiles would store different values into at once)\n";
+               " is a shared array that tiles would write and read in a different order at once)\n";
     result = node.schedule();
   }
   return result;
