@@ -67,6 +67,7 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"fusion=min vectorize=yes", 1, 22, "bad vectorize 'yes' (expected vectorize=on or vectorize=off)"},
       {"tiling=off promote=on", 1, 20, "bad promotion 'on' (expected auto, all or off)"},
       {"stream-stores=never", 1, 15, "bad stream-stores 'never' (expected auto, always or off)"},
+      {"fusion=basteln redundancy=150%", 1, 27, "bad redundancy '150%' (expected a percentage from 0 to 100"},
       {"fusion=min fusion=max", 1, 12, "fusion is given twice"},
       {"tiles=", 1, 7, "empty tiling policy"},
       {"fusion=max tiles=S_1: 4@L1, 4x@L1", 1, 30, "expected '@'"},

@@ -167,6 +167,11 @@ TEST_F(Cli, BadSizeArguments) {
 
 TEST_F(Cli, BadOptionValues) {
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --fusion sideways").exitCode, 2);
+  auto redundancy = runTessel("compile " + file("mm.tc") + " --fusion basteln --basteln-redundancy lots");
+  EXPECT_EQ(redundancy.exitCode, 2);
+  EXPECT_NE(redundancy.err.find("bad --basteln-redundancy 'lots' (expected a percentage from 0 to 100"),
+            std::string::npos)
+      << redundancy.err;
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --threads -2").exitCode, 2);
   EXPECT_EQ(runTessel("compile " + file("mm.tc") + " --emit binary").exitCode, 2);
   EXPECT_EQ(runTessel("frobnicate").exitCode, 2);
