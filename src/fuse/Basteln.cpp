@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "poly/IslWorkLimit.h"
@@ -16,7 +15,6 @@
 #include "target/Promotion.h"
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
-#include "tessel/error.h"
 
 namespace tessel::fuse {
 
@@ -136,8 +134,6 @@ class TileFusion {
         explain_ += "basteln: " + schedule::statementNames(s.domain) + " recomputed in the tiles of " +
                     consumer + " (a " + s.tileBox + " slice per tile, about " + share + " recomputation)\n";
       }
-      if (!why.empty())
-        explain_ += "basteln: the tile loop over " + consumer + " runs in order (" + why + ")\n";
     }
     return schedule;
   }
@@ -195,7 +191,10 @@ class TileFusion {
         continue;
       }
       Slice slice{j, domain, need, 1.0, "?"};
-      estimateRedundancy(slice);
+      if (!estimateRedundancy(slice) && options_.redundancyLimit < 1) {
+        refuse("its recomputation cannot be estimated (no fixed-size slice per tile)");
+        continue;
+      }
       if (slice.redundancy > options_.redundancyLimit) {
         char text[96];
         std::snprintf(text, sizeof text,
@@ -213,8 +212,9 @@ class TileFusion {
   }
 
   // 1 - instances / executions, from the boxes of one tile's slice and of
-  // all the instances (exact for rectangular domains and full tiles).
-  void estimateRedundancy(Slice& slice) const {
+  // all the instances (exact for rectangular domains and full tiles); false
+  // when isl finds no fixed-size box.
+  bool estimateRedundancy(Slice& slice) const {
     // Tiles are counted one by one: their coordinates step by the tile size,
     // which a box does not see.
     double tiles = static_cast<double>(
@@ -234,12 +234,10 @@ class TileFusion {
       instances += *all;
       if (box.empty() || target::product(*one) > 1) box = target::boxText(*one);
     });
-    if (!known || executions <= 0) {
-      slice.tileBox = "unknown";
-      return;
-    }
+    if (!known || executions <= 0) return false;
     slice.redundancy = std::max(0.0, 1.0 - instances / executions);
     slice.tileBox = box;
+    return true;
   }
 
   // The tree with the slices recomputed in the consumer's tiles, or nullopt
