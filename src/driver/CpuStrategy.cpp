@@ -22,9 +22,10 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
   t.autoTiling = c.options.autoTiling;
   t.policy = c.options.tiles;
   t.cores = c.hardware.cores;
+  t.fusionTiles = c.options.fusion == Fusion::Basteln;
   for (const auto& level : c.hardware.memory)
     if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
-      t.levels.push_back({level.name, level.capacityBytes, level.lineBytes});
+      t.levels.push_back({level.name, level.capacityBytes, level.lineBytes, level.sharedBy});
   return t;
 }
 

@@ -22,7 +22,7 @@ namespace {
 
 // isl operations the dataflow check of one fusion may take: far more than
 // the test and benchmark pipelines need; past it the fusion is not made.
-constexpr unsigned long kCheckOperations = 1'000'000;
+constexpr unsigned long kCheckOperations = 10'000'000;
 
 // Statement instances that pass `node` (a filter's own filter included).
 isl::union_set instancesAt(const isl::schedule_node& node) {

@@ -59,6 +59,48 @@ double streamingBytesPerInstance(const BandModel& band, const std::vector<int64_
   return cost;
 }
 
+// Parallel loops must keep at least one tile per core along the leading
+// coincident member (when it has that many iterations).
+bool keepsParallelism(const BandModel& band, const std::vector<int64_t>& extents, int cores,
+                      const std::vector<int64_t>& sizes) {
+  if (band.members() == 0 || !band.coincident(0) || extents[0] < cores) return true;
+  return (extents[0] + sizes[0] - 1) / sizes[0] >= cores;
+}
+
+// Greedy growth: doubles the member whose doubling lowers the bytes per
+// instance most, while the data tiles stay within `limit`. Updates `sizes`
+// and `current` (their cost); returns the final bytes per instance.
+template <typename Allowed>
+double grow(const BandModel& band, const std::vector<int64_t>& extents, int64_t lineBytes, double limit,
+            const Allowed& allowed, std::vector<int64_t>& sizes, TileCost& current) {
+  double currentCost = bytesPerInstance(current, lineBytes);
+  while (true) {
+    int bestMember = -1;
+    TileCost best;
+    double bestCost = currentCost;
+    for (int m = 0; m < band.members(); ++m) {
+      if (sizes[static_cast<size_t>(m)] >= extents[static_cast<size_t>(m)]) continue;
+      std::vector<int64_t> candidate = sizes;
+      candidate[static_cast<size_t>(m)] =
+          std::min(2 * sizes[static_cast<size_t>(m)], extents[static_cast<size_t>(m)]);
+      if (!allowed(candidate)) continue;
+      TileCost c = band.cost(candidate);
+      if (c.footprintBytes > limit) continue;
+      double cost = bytesPerInstance(c, lineBytes);
+      if (cost < bestCost * (1 - 1e-9)) {
+        bestMember = m;
+        best = c;
+        bestCost = cost;
+      }
+    }
+    if (bestMember < 0) return currentCost;
+    sizes[static_cast<size_t>(bestMember)] =
+        std::min(2 * sizes[static_cast<size_t>(bestMember)], extents[static_cast<size_t>(bestMember)]);
+    current = best;
+    currentCost = bestCost;
+  }
+}
+
 }  // namespace
 
 std::string sizesText(const std::vector<int64_t>& sizes) {
@@ -73,11 +115,8 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   int n = band.members();
   std::vector<int64_t> extents;
   for (int m = 0; m < n; ++m) extents.push_back(band.extent(m));
-  // Parallel loops must keep at least one tile per core along the leading
-  // coincident member (when it has that many iterations).
-  auto keepsParallelism = [&](const std::vector<int64_t>& sizes) {
-    if (n == 0 || !band.coincident(0) || extents[0] < cores) return true;
-    return (extents[0] + sizes[0] - 1) / sizes[0] >= cores;
+  auto allowed = [&](const std::vector<int64_t>& sizes) {
+    return keepsParallelism(band, extents, cores, sizes);
   };
 
   if (levels.empty() || n == 0) {
@@ -97,32 +136,7 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     double limit = static_cast<double>(level.capacityBytes) / 2;
     TileCost current = band.cost(sizes);
     if (current.footprintBytes > limit) break;
-    double currentCost = bytesPerInstance(current, level.lineBytes);
-    while (true) {
-      int bestMember = -1;
-      TileCost best;
-      double bestCost = currentCost;
-      for (int m = 0; m < n; ++m) {
-        if (sizes[static_cast<size_t>(m)] >= extents[static_cast<size_t>(m)]) continue;
-        std::vector<int64_t> candidate = sizes;
-        candidate[static_cast<size_t>(m)] =
-            std::min(2 * sizes[static_cast<size_t>(m)], extents[static_cast<size_t>(m)]);
-        if (!keepsParallelism(candidate)) continue;
-        TileCost c = band.cost(candidate);
-        if (c.footprintBytes > limit) continue;
-        double cost = bytesPerInstance(c, level.lineBytes);
-        if (cost < bestCost * (1 - 1e-9)) {
-          bestMember = m;
-          best = c;
-          bestCost = cost;
-        }
-      }
-      if (bestMember < 0) break;
-      sizes[static_cast<size_t>(bestMember)] =
-          std::min(2 * sizes[static_cast<size_t>(bestMember)], extents[static_cast<size_t>(bestMember)]);
-      current = best;
-      currentCost = bestCost;
-    }
+    double currentCost = grow(band, extents, level.lineBytes, limit, allowed, sizes, current);
     chosen.push_back({level.name, sizes, current});
     why << "  " << level.name << " (" << kib(static_cast<double>(level.capacityBytes)) << ", limit "
         << kib(limit) << "): " << sizesText(sizes) << ", data tiles " << kib(current.footprintBytes)
@@ -173,6 +187,45 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   }
   std::reverse(result.levels.begin(), result.levels.end());
   if (result.levels.empty()) why << "  not tiled: the whole band fits every level\n";
+  result.why = why.str();
+  return result;
+}
+
+AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes) {
+  AutoTilingResult result;
+  std::ostringstream why;
+  int n = band.members();
+  std::vector<int64_t> extents;
+  for (int m = 0; m < n; ++m) extents.push_back(band.extent(m));
+  auto allowed = [&](const std::vector<int64_t>& sizes) {
+    return keepsParallelism(band, extents, cores, sizes);
+  };
+  if (n == 0 || band.cost(extents).footprintBytes <= limitBytes) {
+    result.why = "  fusion tiles: none needed, the whole band's data fits " + kib(limitBytes) + "\n";
+    return result;
+  }
+  std::vector<int64_t> sizes(static_cast<size_t>(n), 1);
+  for (int m = n - 1; m >= 0; --m) {
+    std::vector<int64_t> candidate = sizes;
+    candidate[static_cast<size_t>(m)] = extents[static_cast<size_t>(m)];
+    if (!allowed(candidate) || band.cost(candidate).footprintBytes > limitBytes) break;
+    sizes = candidate;
+  }
+  TileCost current = band.cost(sizes);
+  if (current.footprintBytes > limitBytes) {
+    result.why = "  fusion tiles: none, a single point's data exceeds " + kib(limitBytes) + "\n";
+    return result;
+  }
+  double cost = grow(band, extents, level.lineBytes, limitBytes, allowed, sizes, current);
+  why << "  fusion tiles for the producers recomputed in them (" << level.name << ", " << kib(limitBytes)
+      << " for the band's own data): " << sizesText(sizes) << ", data tiles " << kib(current.footprintBytes)
+      << " over " << current.arrays << " arrays, " << current.instances << " instances, " << cost
+      << " B/instance\n";
+  if (sizes == extents) {
+    result.why = why.str() + "  fusion tiles: none, one tile would hold the whole band\n";
+    return result;
+  }
+  result.levels.push_back({level.name, sizes, current});
   result.why = why.str();
   return result;
 }

@@ -20,6 +20,7 @@ struct CacheLevel {
   std::string name;  // "L1", "L2", ...
   int64_t capacityBytes = 0;
   int64_t lineBytes = 64;
+  int sharedBy = 1;  // cores sharing one instance
 };
 
 struct LevelSizes {
@@ -40,5 +41,16 @@ struct AutoTilingResult {
 std::string sizesText(const std::vector<int64_t>& sizes);
 
 AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores);
+
+// Tiles for a band whose producers post-tiling fusion (basteln, paper 001
+// Alg. 2) will recompute in its tiles, at `level` (the largest private
+// cache): the band's own data tiles fill at most `limitBytes`, the rest of
+// the level being left to the producers' slices. Unlike autoTile, the tiles
+// need not pay on their own: the fusion they enable is their gain. Inner
+// members stay whole while they fit (whole rows keep vector loops long and
+// the producers' slices contiguous); outer members then grow by doubling
+// while the data movement per instance (halo included) falls. Empty when the
+// whole band fits or no tile fits.
+AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes);
 
 }  // namespace tessel::tile

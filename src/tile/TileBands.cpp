@@ -218,6 +218,14 @@ class Tiler {
       os << "  not tiled (" << (model.members() < 2 ? "a single loop has no reuse to gain" : "tiling is off")
          << ")\n";
     }
+    if (levels.empty() && options_.autoTiling && options_.fusionTiles && !options_.levels.empty() &&
+        readsEarlierSiblings(band)) {
+      const CacheLevel& level = fusionLevel();
+      AutoTilingResult r =
+          fusionTile(model, level, options_.cores, static_cast<double>(level.capacityBytes) / 4);
+      os << r.why;
+      levels = r.levels;
+    }
     if (!levels.empty()) os << "  tiles: " << asPolicy(model, scop_, levels) << "\n";
     explain_ += os.str();
     if (levels.empty()) return std::nullopt;
@@ -241,6 +249,30 @@ class Tiler {
     }
     for (int i = 0; i < depth; ++i) node = node.parent();
     return node;
+  }
+
+  // Whether `band`, the first node of a sequence child, reads values that
+  // earlier children of the sequence compute: the producers basteln may
+  // recompute in its tiles.
+  bool readsEarlierSiblings(const isl::schedule_node_band& band) const {
+    if (!band.has_parent() || !band.parent().isa<isl::schedule_node_filter>()) return false;
+    isl::schedule_node filter = band.parent();
+    if (!filter.parent().isa<isl::schedule_node_sequence>()) return false;
+    isl::schedule_node sequence = filter.parent();
+    isl::union_set earlier = isl::union_set::empty(band.ctx());
+    for (int i = 0; i < static_cast<int>(filter.child_position()); ++i)
+      earlier = earlier.unite(sequence.child(i).as<isl::schedule_node_filter>().get_filter());
+    isl::union_set own = schedule::nodeDomain(band);
+    return !scop_.deps.flow.intersect_domain(earlier).intersect_range(own).is_empty();
+  }
+
+  // The largest cache private to a core: a fused tile's producers and
+  // consumer share it.
+  const CacheLevel& fusionLevel() const {
+    const CacheLevel* level = &options_.levels.front();
+    for (const auto& l : options_.levels)
+      if (l.sharedBy <= 1) level = &l;
+    return *level;
   }
 
   const poly::Scop& scop_;

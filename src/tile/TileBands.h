@@ -23,6 +23,10 @@ struct TilingOptions {
   TilePolicy policy;
   std::vector<CacheLevel> levels;  // the machine's caches, fastest first
   int cores = 1;
+  // Post-tiling fusion follows (basteln): a band that reads what earlier
+  // children of its sequence compute gets tiles for their slices even where
+  // its own reuse would not pay for them (paper 001 Alg. 2 tiles the outputs).
+  bool fusionTiles = false;
 };
 
 // Appends the decisions and the model's numbers to `explain`. A policy that

@@ -167,6 +167,35 @@ TEST(Basteln, TwoMatmulsAreRefused) {
   EXPECT_NE(forced.program.dump.find("extension:"), std::string::npos) << forced.program.explanation;
 }
 
+// Alg. 2 tiles the outputs: a separable blur's vertical pass has too little
+// reuse for Auto Tiling alone, but under basteln it gets row tiles (whole
+// rows, at least one per core) into which the horizontal pass is recomputed
+// with a two-row halo; the intermediate then lives per tile.
+TEST(Basteln, StencilConsumerGetsFusionTiles) {
+  auto blur = [](int h, int w) {
+    return "# sizes: H=" + std::to_string(h) + " W=" + std::to_string(w) +
+           "\n"
+           "def blur(float(H, W) I) -> (B) {\n"
+           "  BX(h, w) = (I(h, w) + I(h, w + 1) + I(h, w + 2)) / 3\n"
+           "  B(h, w) = (BX(h, w) + BX(h + 1, w) + BX(h + 2, w)) / 3\n}\n";
+  };
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.hardware = fixedCaches();
+  for (auto [h, w] : {std::pair{131, 1031}, {257, 509}}) {
+    CheckedProgram c = compileAndCheck(blur(h, w), o);
+    EXPECT_TRUE(c.check.pass) << h << "x" << w << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them (L2")) << c.program.explanation;
+    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S1")) << c.program.explanation;
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "BX");
+  }
+  // Without basteln the same nest stays untiled (streaming is as good).
+  o.fusion = driver::Fusion::Smart;
+  CheckedProgram smart = compileAndCheck(blur(131, 1031), o);
+  EXPECT_TRUE(smart.check.pass) << smart.check.failures;
+  EXPECT_FALSE(smart.has("fusion tiles")) << smart.program.explanation;
+}
+
 TEST(Basteln, OptionsParseAndPrint) {
   EXPECT_EQ(driver::parseFusion("basteln"), driver::Fusion::Basteln);
   EXPECT_THROW(driver::parseFusion("bastel"), UserError);
