@@ -87,9 +87,19 @@ class OuterFusion {
     return Nest{i, domain, member, band->get_partial_schedule().at(member).intersect_domain(domain)};
   }
 
+  // A small vector (a bias or a per-channel scale) stays cached whatever the
+  // loop order, so its reuse needs no tiling.
+  bool staysCached(const std::string& tensor) const {
+    constexpr int64_t kSmallVectorBytes = 16 * 1024;
+    const te::TensorDecl* t = scop_.program->findTensor(tensor);
+    return t && t->shapeKnown && t->shape.size() <= 1 &&
+           t->numElements() * te::dtypeBytes(t->dtype) <= kSmallVectorBytes;
+  }
+
   // Whether some read of the band's statements stays the same along
-  // `member` (B(k, j) along i in a matmul): that reuse needs the member tiled
-  // together with the others, which hoisting it out of the band prevents.
+  // `member` (B(k, j) along i in a matmul) and is too large to stay cached:
+  // that reuse needs the member tiled together with the others, which
+  // hoisting it out of the band prevents.
   bool someReadIgnores(const isl::schedule_node_band& band, int member) const {
     tile::BandModel model(scop_, band, 64);
     for (const auto& name : model.statements()) {
@@ -109,7 +119,7 @@ class OuterFusion {
           auto c = affine->coeffs.find(var);
           moves = moves || (c != affine->coeffs.end() && c->second != 0);
         }
-        if (!moves) return true;
+        if (!moves && !staysCached(read->name)) return true;
       }
     }
     return false;

@@ -100,6 +100,21 @@ TEST(FuseOuterLoops, AnotherMemberOfAPermutableBandCanBeTheSharedLoop) {
       << c.program.explanation;
 }
 
+// basteln's independent groups (paper 001 §5.4, batch norm's two branches):
+// two outputs computed from the same tensor with per-channel vectors, which
+// every batch entry reads again. Vectors that small stay cached in any loop
+// order, so they do not hold the nests apart, and X is read once.
+TEST(FuseOuterLoops, IndependentBranchesOverOneTensorShareTheLoop) {
+  for (const char* shape : {"# sizes: N=3 C=13 H=7 W=1\n", "# sizes: N=2 C=7 H=1 W=13\n"}) {
+    Compiled c =
+        compileAndCheck(std::string(shape) +
+                        "def f(float(N,C,H,W) X, float(C) Shift, float(C) Scale) -> (A, M) {\n"
+                        "  A(n,c,h,w) = X(n,c,h,w) + Shift(c)\n  M(n,c,h,w) = X(n,c,h,w) * Scale(c)\n}\n");
+    EXPECT_TRUE(c.check.pass) << c.check.failures;
+    EXPECT_TRUE(c.has("fuse-outer: one parallel loop over S0 ; S1")) << c.program.explanation;
+  }
+}
+
 // A matmul's band keeps its rows: hoisting i would stream all of B per row.
 TEST(FuseOuterLoops, MatmulBandIsNotSplit) {
   Compiled c = compileAndCheck(
