@@ -154,8 +154,9 @@ CommandRunner addBenchOptions(CLI::App* cmd) {
 }  // namespace tessel::cli
 
 int main(int argc, char** argv) {
-  CLI::App app{"Time Tessel against peer libraries (oneDNN, OpenBLAS, XNNPACK) on the cases of a suite file",
-               "tessel bench"};
+  CLI::App app{
+      "Time Tessel against peer libraries (oneDNN, OpenBLAS, XNNPACK, Halide) on the cases of a suite file",
+      "tessel bench"};
   auto bench = tessel::cli::addBenchOptions(&app);
   return tessel::cli::parseAndRun(app, argc, argv, bench);
 }

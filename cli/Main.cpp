@@ -16,8 +16,9 @@ namespace {
 
 // `tessel bench` runs the executable tessel-bench next to this one, git-style,
 // with the arguments that follow "bench": only it links the peer libraries
-// (oneDNN, OpenBLAS, XNNPACK), so the other commands, and the children `tessel
-// fuzz` forks, neither pay for loading them nor run OpenBLAS's worker thread.
+// (oneDNN, OpenBLAS, XNNPACK, Halide), so the other commands, and the children
+// `tessel fuzz` forks, neither pay for loading them nor run OpenBLAS's worker
+// thread.
 [[noreturn]] void runBenchExecutable(const std::vector<std::string>& benchArgs) {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -51,8 +52,8 @@ int main(int argc, char** argv) {
   auto fuzz = tessel::cli::addFuzzCommand(app);
   // Listed for --help only; its own options are tessel-bench's (`tessel bench --help`).
   app.add_subcommand("bench",
-                     "Time Tessel against peer libraries (oneDNN, OpenBLAS, XNNPACK) on the cases of a suite "
-                     "file (runs tessel-bench)")
+                     "Time Tessel against peer libraries (oneDNN, OpenBLAS, XNNPACK, Halide) on the cases of "
+                     "a suite file (runs tessel-bench)")
       ->prefix_command()
       ->set_help_flag();
   auto target = tessel::cli::addTargetCommand(app);

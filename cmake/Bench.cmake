@@ -41,6 +41,16 @@ if(TESSEL_XNNPACK_INCLUDE_DIR AND TESSEL_PTHREADPOOL_INCLUDE_DIR AND TESSEL_XNNP
   list(APPEND TESSEL_BENCH_PEERS xnnpack)
 endif()
 
+# Halide 14 (libhalide14-0-dev): its CMake package needs LLVM 14's (llvm-14-dev). The Adams2019
+# autoscheduler is a plugin the peer loads at run time, from where the package installed it.
+find_package(Halide 14 CONFIG QUIET)
+if(Halide_FOUND AND TARGET Halide::Halide AND TARGET Halide::Adams2019)
+  target_link_libraries(tessel_bench PRIVATE Halide::Halide)
+  target_compile_definitions(tessel_bench PRIVATE TESSEL_HAVE_HALIDE TESSEL_HALIDE_VERSION="${Halide_VERSION}"
+                                                  TESSEL_HALIDE_ADAMS2019="$<TARGET_FILE:Halide::Adams2019>")
+  list(APPEND TESSEL_BENCH_PEERS halide)
+endif()
+
 message(STATUS "tessel bench peers: ${TESSEL_BENCH_PEERS}")
 
 # tessel-bench, next to tessel, which finds it there (cli/Main.cpp).

@@ -7,7 +7,7 @@ PACKAGES=(
   libisl-dev libgtest-dev googletest nlohmann-json3-dev libcli11-dev
   libomp-dev clang clang-format
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for `make fuzz-parser`
-  libdnnl-dev libopenblas-dev libxnnpack-dev libpthreadpool-dev  # peers of `tessel bench` (optional at build time)
+  libdnnl-dev libopenblas-dev libxnnpack-dev libpthreadpool-dev libhalide14-0-dev  # peers of `tessel bench` (optional at build time)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,15 +1,14 @@
 #include "bench/OneDnnPeer.h"
 
 #include <cmath>
-#include <deque>
-#include <unordered_map>
 
 #include "bench/OperatorShapes.h"
 
 #ifdef TESSEL_HAVE_ONEDNN
 #include <omp.h>
 
-#include <oneapi/dnnl/dnnl.hpp>
+#include "bench/OneDnnGraph.h"
+#include "bench/OneDnnRun.h"
 #endif
 
 namespace tessel::bench {
@@ -42,114 +41,16 @@ const std::vector<PeerOperator>& oneDnnOperators() {
       {"add_relu", "O = fmax(A + B, 0)  (B may broadcast; ReLU as a post-op)"},
       {"add_relu_mul", "O = fmax(A + B, 0) * C  (ReLU and the product as post-ops)"},
       {"transpose", "O(n,m) = I(m,n)  (a reorder)"},
+      {"graph",
+       "any program op by op: a primitive per stage (matmul, conv, reduction, softmax, reorder, binary, "
+       "eltwise), eltwise/binary post-ops and bias fused into the producer of a value read once"},
   };
   return ops;
 }
 
 #ifdef TESSEL_HAVE_ONEDNN
 
-using dnnl::algorithm;
-using dnnl::memory;
-using Dims = memory::dims;
-using Tag = memory::format_tag;
-constexpr auto kF32 = memory::data_type::f32;
-constexpr auto kInference = dnnl::prop_kind::forward_inference;
-
-Dims rowMajorStrides(const Dims& dims) {
-  Dims strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
-}
-
-// Rank-0 tensors (a full reduction's result) are one-element 1-D tensors here.
-Dims dimsOf(const std::vector<int64_t>& shape) {
-  if (shape.empty()) return {1};
-  return Dims(shape.begin(), shape.end());
-}
-
-memory::desc plainDesc(const Dims& dims) { return memory::desc(dims, kF32, rowMajorStrides(dims)); }
-
-struct Call {
-  dnnl::primitive primitive;
-  std::unordered_map<int, memory> args;
-};
-
-class OneDnnRun : public PreparedPeer {
- public:
-  OneDnnRun(dnnl::engine engine, dnnl::stream stream)
-      : engine_(std::move(engine)), stream_(std::move(stream)) {}
-
-  void run() override { execute(timed_); }
-  std::vector<runtime::Buffer> outputs() override {
-    execute(outputReorders_);
-    return {outputs_.begin(), outputs_.end()};
-  }
-  std::vector<SideStep> sideSteps() override {
-    std::vector<SideStep> steps;
-    if (!inputReorders_.empty() || !outputReorders_.empty())
-      steps.push_back({"activation reorders", [this] {
-                         execute(inputReorders_);
-                         execute(outputReorders_);
-                       }});
-    if (!weightReorders_.empty()) steps.push_back({"weight reorder", [this] { execute(weightReorders_); }});
-    return steps;
-  }
-
-  // oneDNN memory over a Buffer's storage (inputs are only read).
-  memory wrap(const memory::desc& md, const runtime::Buffer& b) {
-    return memory(md, engine_, const_cast<void*>(b.data()));
-  }
-  // A fresh f32 output of `shape`, in the program's row-major layout.
-  memory newOutput(const std::vector<int64_t>& shape, const memory::desc& md) {
-    outputs_.emplace_back(te::DType::F32, shape);
-    return memory(md, engine_, outputs_.back().data());
-  }
-  // `user` in the layout `wanted` asks for: the same memory, or a copy filled
-  // by a reorder that runs now and is kept as a side step.
-  memory toLayout(const memory& user, const memory::desc& wanted, std::vector<Call>& reorders) {
-    if (user.get_desc() == wanted) return user;
-    memory converted(wanted, engine_);
-    reorders.push_back({dnnl::reorder(user, converted), {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, converted}}});
-    execute({reorders.back()});
-    return converted;
-  }
-  // An output computed in layout `computed` and reordered into `user` after each run.
-  memory fromLayout(const memory& user, const memory::desc& computed) {
-    if (user.get_desc() == computed) return user;
-    memory produced(computed, engine_);
-    outputReorders_.push_back(
-        {dnnl::reorder(produced, user), {{DNNL_ARG_FROM, produced}, {DNNL_ARG_TO, user}}});
-    return produced;
-  }
-
-  void addTimed(dnnl::primitive p, std::unordered_map<int, memory> args) {
-    timed_.push_back({std::move(p), std::move(args)});
-  }
-  std::vector<Call>& inputReorders() { return inputReorders_; }
-  std::vector<Call>& weightReorders() { return weightReorders_; }
-  const dnnl::engine& engine() const { return engine_; }
-  // Scratch buffers owned by the run (|Var|, for instance).
-  runtime::Buffer& keep(runtime::Buffer b) {
-    kept_.push_back(std::move(b));
-    return kept_.back();
-  }
-
- private:
-  void execute(const std::vector<Call>& calls) {
-    try {
-      for (const auto& c : calls) c.primitive.execute(stream_, c.args);
-      stream_.wait();
-    } catch (const dnnl::error& e) {
-      throw PeerError(std::string("oneDNN: ") + e.what());
-    }
-  }
-
-  dnnl::engine engine_;
-  dnnl::stream stream_;
-  std::vector<Call> timed_, inputReorders_, outputReorders_, weightReorders_;
-  std::deque<runtime::Buffer> outputs_;  // deques: references handed out stay valid
-  std::deque<runtime::Buffer> kept_;
-};
+using namespace onednn;
 
 std::vector<int64_t> outputShape(const te::Program& p, size_t i = 0) { return p.outputs().at(i)->shape; }
 
@@ -178,28 +79,18 @@ void prepareMatmul(OneDnnRun& r, const te::Program& p, const std::vector<runtime
 
 void prepareConv(OneDnnRun& r, const te::Program& p, const std::vector<runtime::Buffer>& in, bool depthwise) {
   ConvShape c = convShape(p, depthwise);
-  Dims src = {c.n, c.c, c.h.in, c.w.in}, dst = {c.n, c.k, c.h.out, c.w.out};
-  Dims wts = depthwise ? Dims{c.c, 1, 1, c.h.kernel, c.w.kernel} : Dims{c.k, c.c, c.h.kernel, c.w.kernel};
-  Tag wtsTag = depthwise ? Tag::goihw : Tag::oihw;
-  // format_tag::any: oneDNN picks its blocked layouts; converting into and
-  // out of them is what a framework pays at the edges of a blocked graph.
-  dnnl::convolution_forward::desc d(kInference, algorithm::convolution_direct,
-                                    memory::desc(src, kF32, Tag::any), memory::desc(wts, kF32, Tag::any),
-                                    memory::desc(dst, kF32, Tag::any), {c.h.stride, c.w.stride},
-                                    {c.h.padBefore, c.w.padBefore}, {c.h.padAfter, c.w.padAfter});
-  dnnl::convolution_forward::primitive_desc pd(d, r.engine());
-  memory srcMem =
-      r.toLayout(r.wrap(memory::desc(src, kF32, Tag::nchw), in[0]), pd.src_desc(), r.inputReorders());
-  memory wtsMem =
-      r.toLayout(r.wrap(memory::desc(wts, kF32, wtsTag), in[1]), pd.weights_desc(), r.weightReorders());
-  memory dstMem =
-      r.fromLayout(r.newOutput(outputShape(p), memory::desc(dst, kF32, Tag::nchw)), pd.dst_desc());
+  ConvTensors t = convTensors(c, depthwise);
+  dnnl::convolution_forward::primitive_desc pd = convPrimitive(r.engine(), c, depthwise);
+  memory::desc srcUser(t.src, kF32, Tag::nchw), wtsUser(t.weights, kF32, t.weightsTag),
+      dstUser(t.dst, kF32, Tag::nchw);
+  memory srcMem = r.toLayout(r.wrap(srcUser, in[0]), pd.src_desc(), r.inputReorders());
+  memory wtsMem = r.toLayout(r.wrap(wtsUser, in[1]), pd.weights_desc(), r.weightReorders());
+  memory dstMem = r.fromLayout(r.newOutput(outputShape(p), dstUser), pd.dst_desc());
   r.addTimed(dnnl::convolution_forward(pd),
              {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, wtsMem}, {DNNL_ARG_DST, dstMem}});
-  if (pd.src_desc() != memory::desc(src, kF32, Tag::nchw) ||
-      pd.dst_desc() != memory::desc(dst, kF32, Tag::nchw))
+  if (pd.src_desc() != srcUser || pd.dst_desc() != dstUser)
     r.notes.push_back("activations in oneDNN's blocked layout; the reorders run outside the timed region");
-  if (pd.weights_desc() != memory::desc(wts, kF32, wtsTag))
+  if (pd.weights_desc() != wtsUser)
     r.notes.push_back("weights reordered once into oneDNN's blocked layout, outside the timed region");
 }
 
@@ -408,6 +299,7 @@ class OneDnnFamily : public PeerFamily {
     if (op == "add_relu") return prepareBinary(r, p, in, algorithm::binary_add, true, false);
     if (op == "add_relu_mul") return prepareBinary(r, p, in, algorithm::binary_add, true, true);
     if (op == "transpose") return prepareTranspose(r, p, in);
+    if (op == "graph") return prepareGraph(r, p, in);
     throw PeerError("oneDNN has no operator '" + op + "'");
   }
 

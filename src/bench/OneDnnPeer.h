@@ -1,7 +1,8 @@
 // The oneDNN peer (libdnnl-dev): matmul, batch matmul, convolution (blocked
 // layouts of oneDNN's choosing; the reorders are timed apart), depthwise
 // convolution, eltwise, softmax, layer and batch normalization, reductions,
-// pooling and binary operations with post-ops. Threads: OpenMP.
+// pooling and binary operations with post-ops; and `graph`, any program op
+// by op (OneDnnGraph.h). Threads: OpenMP.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,6 @@
 #include "bench/PeerRegistry.h"
 
+#include "bench/HalidePeer.h"
 #include "bench/OneDnnPeer.h"
 #include "bench/OpenBlasPeer.h"
 #include "bench/XnnpackPeer.h"
@@ -11,6 +12,7 @@ std::vector<std::unique_ptr<PeerFamily>> makePeerFamilies() {
   families.push_back(makeOneDnnPeer());
   families.push_back(makeOpenBlasPeer());
   families.push_back(makeXnnpackPeer());
+  families.push_back(makeHalidePeer());
   return families;
 }
 

@@ -1,4 +1,4 @@
-// Every peer family Tessel knows (oneDNN, OpenBLAS, XNNPACK), each available
+// Every peer family Tessel knows (oneDNN, OpenBLAS, XNNPACK, Halide), each available
 // or not, and the catalog of their operator names that suites are checked
 // against.
 #pragma once
