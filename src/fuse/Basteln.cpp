@@ -15,6 +15,7 @@
 #include "target/Promotion.h"
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
+#include "tile/TileBands.h"
 
 namespace tessel::fuse {
 
@@ -32,10 +33,16 @@ isl::union_set instancesAt(const isl::schedule_node& node) {
   return domain;
 }
 
-// The tile band right under a sequence child: filter -> mark tile_<level> -> band.
+// `node`, or its child when `node` is the mark of tiles made for fusion.
+isl::schedule_node belowFusionMark(const isl::schedule_node& node) {
+  return schedule::markName(node) == tile::kFusionTilesMark ? node.child(0) : node;
+}
+
+// The tile band right under a sequence child: filter -> mark tile_<level> ->
+// band (with the mark of fusion-only tiles above the tile mark, if any).
 std::optional<isl::schedule_node_band> tileBandOf(const isl::schedule_node& filter) {
   if (filter.n_children() != 1) return std::nullopt;
-  isl::schedule_node mark = filter.child(0);
+  isl::schedule_node mark = belowFusionMark(filter.child(0));
   if (schedule::markName(mark).rfind("tile_", 0) != 0 || !mark.child(0).isa<isl::schedule_node_band>())
     return std::nullopt;
   return mark.child(0).as<isl::schedule_node_band>();
@@ -87,10 +94,45 @@ class TileFusion {
                      [](const auto& a, const auto& b) { return a.size() > b.size(); });
     isl::schedule result = schedule;
     for (const auto& path : sequences) result = fuseAt(result, path);
-    return result;
+    return settleFusionTiles(result.root()).schedule();
   }
 
  private:
+  // Tiles made for fusion stay where something was recomputed in them (an
+  // extension under the tile band); elsewhere they would only cost, so the
+  // tile band goes and its point band runs as the untiled band did. Tiles
+  // whose footprints promotion already copies, or that nodes below depend
+  // on, stay.
+  isl::schedule_node settleFusionTiles(isl::schedule_node node) {
+    if (schedule::markName(node) == tile::kFusionTilesMark) {
+      isl::schedule_node tileMark = node.child(0);
+      isl::schedule_node tiles = tileMark.child(0);
+      bool fused = tiles.child(0).isa<isl::schedule_node_extension>();
+      node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile mark
+      // Nodes below that depend on the tile loops (a nested fusion's
+      // extension) keep them.
+      bool anchored = isl_schedule_node_is_subtree_anchored(tiles.child(0).get()) != isl_bool_false;
+      if (!fused && !anchored && !holdsPromotion(tiles)) {
+        explain_ += "basteln: tiles of " + schedule::statementNames(schedule::nodeDomain(tiles)) +
+                    " made for fusion removed (nothing was recomputed in them)\n";
+        node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile band
+        // Its isolate option anchors it; the point band needs none.
+        node = node.as<isl::schedule_node_band>().set_ast_build_options(isl::union_set::empty(node.ctx()));
+        node = isl::manage(isl_schedule_node_delete(node.release()));  // now the point band
+      }
+    }
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+      node = settleFusionTiles(node.child(i)).parent();
+    return node;
+  }
+
+  static bool holdsPromotion(const isl::schedule_node& node) {
+    if (schedule::markName(node).rfind("promote_", 0) == 0) return true;
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+      if (holdsPromotion(node.child(i))) return true;
+    return false;
+  }
+
   static isl::schedule_node at(const isl::schedule& schedule, const std::vector<int>& path) {
     isl::schedule_node node = schedule.root();
     for (int i : path) node = node.child(i);
@@ -255,7 +297,7 @@ class TileFusion {
     };
     // A tile's slice is small: the producer's own tile loops stay out of the copy.
     auto pointLoops = [&](int child) {
-      isl::schedule_node source = sequence.child(child).child(0);
+      isl::schedule_node source = belowFusionMark(sequence.child(child).child(0));
       while (schedule::markName(source).rfind("tile_", 0) == 0 &&
              source.child(0).isa<isl::schedule_node_band>())
         source = source.child(0).child(0);
@@ -280,7 +322,7 @@ class TileFusion {
       isl::union_set reserved = liveOf(s.domain.subtract(s.executions.range()));
       sequence = sequence.child(s.child).child(0).insert_filter(reserved).parent().parent();
     }
-    isl::schedule_node tiles = sequence.child(consumer).child(0).child(0);
+    isl::schedule_node tiles = *tileBandOf(sequence.child(consumer));
     // The check follows what moved: the producers (the consumer's own order
     // and its order relative to the other statements stay).
     isl::union_set moved = isl::union_set::empty(schedule.ctx());

@@ -204,6 +204,7 @@ class Tiler {
        << sizesText(extents) << ")\n";
 
     std::vector<LevelSizes> levels;
+    bool forFusion = false;
     if (auto fromPolicy = sizesFromPolicy(model, scop_, options_.policy, options_.levels)) {
       levels = *fromPolicy;
       os << "  tiles from the policy\n";
@@ -219,12 +220,13 @@ class Tiler {
          << ")\n";
     }
     if (levels.empty() && options_.autoTiling && options_.fusionTiles && !options_.levels.empty() &&
-        readsEarlierSiblings(band)) {
+        feedsFromSliceableProducer(band)) {
       const CacheLevel& level = fusionLevel();
       AutoTilingResult r =
           fusionTile(model, level, options_.cores, static_cast<double>(level.capacityBytes) / 4);
       os << r.why;
       levels = r.levels;
+      forFusion = !levels.empty();
     }
     if (!levels.empty()) os << "  tiles: " << asPolicy(model, scop_, levels) << "\n";
     explain_ += os.str();
@@ -248,22 +250,35 @@ class Tiler {
       depth += 2;
     }
     for (int i = 0; i < depth; ++i) node = node.parent();
+    if (forFusion) node = node.insert_mark(schedule::markId(node.ctx(), kFusionTilesMark));
     return node;
   }
 
-  // Whether `band`, the first node of a sequence child, reads values that
-  // earlier children of the sequence compute: the producers basteln may
-  // recompute in its tiles.
-  bool readsEarlierSiblings(const isl::schedule_node_band& band) const {
+  // Whether `band`, the first node of a sequence child, reads values that an
+  // earlier child computes for it alone: a producer basteln may recompute in
+  // its tiles (the cheap part of basteln's rules: it writes no output, only
+  // this band reads its values, it has an outer parallel loop). Tiles made
+  // for a fusion that cannot happen would only cost.
+  bool feedsFromSliceableProducer(const isl::schedule_node_band& band) const {
     if (!band.has_parent() || !band.parent().isa<isl::schedule_node_filter>()) return false;
     isl::schedule_node filter = band.parent();
     if (!filter.parent().isa<isl::schedule_node_sequence>()) return false;
     isl::schedule_node sequence = filter.parent();
-    isl::union_set earlier = isl::union_set::empty(band.ctx());
-    for (int i = 0; i < static_cast<int>(filter.child_position()); ++i)
-      earlier = earlier.unite(sequence.child(i).as<isl::schedule_node_filter>().get_filter());
     isl::union_set own = schedule::nodeDomain(band);
-    return !scop_.deps.flow.intersect_domain(earlier).intersect_range(own).is_empty();
+    isl::union_set outputs = scop_.outputElements();
+    for (int i = 0; i < static_cast<int>(filter.child_position()); ++i) {
+      isl::schedule_node producer = sequence.child(i);
+      isl::union_set domain = producer.as<isl::schedule_node_filter>().get_filter();
+      isl::union_set readers = scop_.deps.flow.intersect_domain(domain).range().subtract(domain);
+      if (readers.is_empty() || !readers.is_subset(own)) continue;
+      if (!scop_.writes.intersect_domain(domain).intersect_range(outputs).is_empty()) continue;
+      isl::schedule_node first = producer;
+      while (first.n_children() == 1 && !first.isa<isl::schedule_node_band>()) first = first.child(0);
+      if (first.isa<isl::schedule_node_band>() && first.as<isl::schedule_node_band>().n_member() > 0 &&
+          first.as<isl::schedule_node_band>().member_get_coincident(0))
+        return true;
+    }
+    return false;
   }
 
   // The largest cache private to a core: a fused tile's producers and

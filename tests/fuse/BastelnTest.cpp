@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/RowPrograms.h"
+#include "../support/RunTool.h"
 #include "driver/Compile.h"
 #include "target/DetectHost.h"
 #include "tile/TilePolicy.h"
@@ -89,6 +90,22 @@ TEST(Basteln, SmallTilesPassTheRedundancyLimit) {
   EXPECT_TRUE(c.has("basteln: S0 not recomputed in the tiles of S3 S2 S1 (about")) << c.program.explanation;
   EXPECT_TRUE(c.has("limit 25%")) << c.program.explanation;
   EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
+}
+
+// The tree after the pass, whole: the extension node under the tile band
+// (its relation maps each tile of 8 output rows to the 10 rows of A it
+// needs), the copy of A's point loops before the consumer's, and A's own nest
+// filtered to its reserved instances (none here: every A is read by some
+// tile). To update after a deliberate change, set TESSEL_UPDATE_GOLDEN=1 and
+// rerun.
+TEST(Basteln, DumpAfterBastelnMatchesTheGolden) {
+  driver::CompileOptions o = basteln(8);
+  o.promotion = driver::CompileOptions::Promotion::Off;
+  CheckedProgram c = compileAndCheck(convPipeline(21, 19), o);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  const std::string golden = testing::sourcePath("tests/fuse/golden/fig1_after_basteln.yaml");
+  if (std::getenv("TESSEL_UPDATE_GOLDEN")) testing::writeText(golden, c.program.dump);
+  EXPECT_EQ(c.program.dump, testing::readText(golden));
 }
 
 // Fig. 7: the intermediate is two statements (a quantization through a
@@ -194,6 +211,29 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
   CheckedProgram smart = compileAndCheck(blur(131, 1031), o);
   EXPECT_TRUE(smart.check.pass) << smart.check.failures;
   EXPECT_FALSE(smart.has("fusion tiles")) << smart.program.explanation;
+}
+
+// Tiles made only for a fusion that the redundancy limit then refuses (a
+// blur's row tiles recompute two rows of the horizontal pass each, more than
+// a 5% limit) are taken out again: the consumer runs as without basteln.
+TEST(Basteln, FusionTilesWithoutFusionAreRemoved) {
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.bastelnRedundancy = 0.05;
+  o.hardware = fixedCaches();
+  o.dumpAfter = "basteln";
+  CheckedProgram c = compileAndCheck(
+      "# sizes: H=131 W=1031\n"
+      "def blur(float(H, W) I) -> (B) {\n"
+      "  BX(h, w) = (I(h, w) + I(h, w + 1) + I(h, w + 2)) / 3\n"
+      "  B(h, w) = (BX(h, w) + BX(h + 1, w) + BX(h + 2, w)) / 3\n}\n",
+      o);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them")) << c.program.explanation;
+  EXPECT_TRUE(c.has("basteln: S0 not recomputed in the tiles of S1 (about")) << c.program.explanation;
+  EXPECT_TRUE(c.has("basteln: tiles of S1 made for fusion removed")) << c.program.explanation;
+  EXPECT_EQ(c.program.dump.find("fusion_tiles"), std::string::npos) << c.program.dump;
+  EXPECT_EQ(c.program.dump.find("tile_L2"), std::string::npos) << c.program.dump;
 }
 
 TEST(Basteln, OptionsParseAndPrint) {
