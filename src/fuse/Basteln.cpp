@@ -11,6 +11,7 @@
 
 #include "poly/IslWorkLimit.h"
 #include "schedule/CheckDataflow.h"
+#include "schedule/CheckSchedule.h"
 #include "schedule/TreeQueries.h"
 #include "target/Promotion.h"
 #include "target/cpu/MarkUnrollJam.h"
@@ -21,8 +22,8 @@ namespace tessel::fuse {
 
 namespace {
 
-// isl operations the dataflow check of one fusion may take: far more than
-// the test and benchmark pipelines need; past it the fusion is not made.
+// isl operations the dataflow check of one fusion may take: Harris's five
+// producers need several million (about 3 s); past it the fusion is not made.
 constexpr unsigned long kCheckOperations = 10'000'000;
 
 // Statement instances that pass `node` (a filter's own filter included).
@@ -100,25 +101,29 @@ class TileFusion {
  private:
   // Tiles made for fusion stay where something was recomputed in them (an
   // extension under the tile band); elsewhere they would only cost, so the
-  // tile band goes and its point band runs as the untiled band did. Tiles
-  // whose footprints promotion already copies, or that nodes below depend
-  // on, stay.
+  // tile band goes and its point band runs the nest untiled. Tiles whose
+  // footprints promotion already copies stay.
   isl::schedule_node settleFusionTiles(isl::schedule_node node) {
     if (schedule::markName(node) == tile::kFusionTilesMark) {
       isl::schedule_node tileMark = node.child(0);
-      isl::schedule_node tiles = tileMark.child(0);
-      bool fused = tiles.child(0).isa<isl::schedule_node_extension>();
       node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile mark
-      // Nodes below that depend on the tile loops (a nested fusion's
-      // extension) keep them.
-      bool anchored = isl_schedule_node_is_subtree_anchored(tiles.child(0).get()) != isl_bool_false;
-      if (!fused && !anchored && !holdsPromotion(tiles)) {
-        explain_ += "basteln: tiles of " + schedule::statementNames(schedule::nodeDomain(tiles)) +
-                    " made for fusion removed (nothing was recomputed in them)\n";
-        node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile band
-        // Its isolate option anchors it; the point band needs none.
-        node = node.as<isl::schedule_node_band>().set_ast_build_options(isl::union_set::empty(node.ctx()));
-        node = isl::manage(isl_schedule_node_delete(node.release()));  // now the point band
+      bool shaped = schedule::markName(tileMark).rfind("tile_", 0) == 0 &&
+                    tileMark.child(0).isa<isl::schedule_node_band>() &&
+                    tileMark.child(0).child(0).isa<isl::schedule_node_band>();
+      if (shaped) {
+        isl::schedule_node tiles = tileMark.child(0);
+        // An extension right under the tile band: something was recomputed.
+        bool fused = isl_schedule_node_is_subtree_anchored(tiles.child(0).get()) != isl_bool_false;
+        if (!fused && !holdsPromotion(tiles)) {
+          explain_ += "basteln: tiles of " + schedule::statementNames(schedule::nodeDomain(tiles)) +
+                      " made for fusion removed (nothing was recomputed in them)\n";
+          node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile band
+          // Its isolate option anchors it; the point band needs none.
+          node = node.as<isl::schedule_node_band>().set_ast_build_options(isl::union_set::empty(node.ctx()));
+          node = isl::manage(isl_schedule_node_delete(node.release()));  // now the point band
+          // Its coincidence was judged inside the tiles.
+          node = schedule::recomputeCoincidence(scop_, node.as<isl::schedule_node_band>());
+        }
       }
     }
     for (int i = 0; i < static_cast<int>(node.n_children()); ++i)

@@ -23,6 +23,10 @@
 // loop stays parallel when every recomputed tensor element is written once
 // (the copies in neighbouring tiles store the same value); otherwise it runs
 // in order.
+//
+// Tiles the `tile` pass made only for this fusion (under a `fusion_tiles`
+// mark, TileBands.h) lose the mark here, and are removed when nothing was
+// recomputed in them.
 #pragma once
 
 #include <isl/cpp.h>

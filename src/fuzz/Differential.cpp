@@ -22,17 +22,8 @@ namespace {
 // A machine with tiny caches, so Auto Tiling tiles even the fuzzer's small
 // programs (on the host most of them fit in L1 and are left alone).
 target::Hardware tinyCacheMachine() {
-  target::Hardware h = target::detectHost();  // its ISA, so vector code runs here
+  target::Hardware h = target::withCaches(target::detectHost(), 512, 4096, 2);  // the host's ISA runs here
   h.name = "tiny-caches";
-  h.cores = 2;
-  h.memory.clear();
-  for (auto [name, bytes] : {std::pair<const char*, int64_t>{"L1", 512}, {"L2", 4096}, {"DRAM", 0}}) {
-    target::MemoryLevel level;
-    level.name = name;
-    level.capacityBytes = bytes;
-    level.source = "configured";
-    h.memory.push_back(level);
-  }
   return h;
 }
 

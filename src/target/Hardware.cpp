@@ -1,6 +1,7 @@
 #include "target/Hardware.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tessel::target {
 
@@ -31,6 +32,19 @@ const ComputeUnit& Hardware::bestVectorUnit() const {
     return u;
   }();
   return kScalar;
+}
+
+Hardware withCaches(Hardware machine, int64_t l1Bytes, int64_t l2Bytes, int cores) {
+  machine.cores = cores;
+  machine.memory.clear();
+  for (auto [name, bytes] : {std::pair<const char*, int64_t>{"L1", l1Bytes}, {"L2", l2Bytes}, {"DRAM", 0}}) {
+    MemoryLevel level;
+    level.name = name;
+    level.capacityBytes = bytes;
+    level.source = "configured";
+    machine.memory.push_back(level);
+  }
+  return machine;
 }
 
 }  // namespace tessel::target

@@ -71,4 +71,10 @@ struct Hardware {
   bool operator==(const Hardware&) const = default;
 };
 
+// `machine` (its ISA and units) with `cores` cores and only a private L1 and
+// L2 of these sizes before DRAM: tile decisions that do not depend on the
+// machine, for tests, and tiny caches that make the fuzzer's small programs
+// tile.
+Hardware withCaches(Hardware machine, int64_t l1Bytes, int64_t l2Bytes, int cores);
+
 }  // namespace tessel::target

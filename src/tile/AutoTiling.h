@@ -20,7 +20,7 @@ struct CacheLevel {
   std::string name;  // "L1", "L2", ...
   int64_t capacityBytes = 0;
   int64_t lineBytes = 64;
-  int sharedBy = 1;  // cores sharing one instance
+  int sharedBy = 1;  // logical CPUs sharing one instance (hyperthreads count)
 };
 
 struct LevelSizes {

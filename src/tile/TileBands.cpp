@@ -137,6 +137,11 @@ std::string asPolicy(const BandModel& band, const poly::Scop& scop, const std::v
   return out.empty() ? out : out.substr(0, out.size() - 2);
 }
 
+// The share of the fusion level a consumer's own data tiles may fill; the
+// rest is left to the producers' slices recomputed in the tiles (about as
+// large as the consumer's reads of them) and to the next tile's data.
+constexpr double kFusionTileShare = 0.25;
+
 class Tiler {
  public:
   Tiler(const poly::Scop& scop, const TilingOptions& options, std::string& explain)
@@ -205,7 +210,9 @@ class Tiler {
 
     std::vector<LevelSizes> levels;
     bool forFusion = false;
-    if (auto fromPolicy = sizesFromPolicy(model, scop_, options_.policy, options_.levels)) {
+    std::optional<std::vector<LevelSizes>> fromPolicy =
+        sizesFromPolicy(model, scop_, options_.policy, options_.levels);
+    if (fromPolicy) {
       levels = *fromPolicy;
       os << "  tiles from the policy\n";
       for (const auto& l : levels)
@@ -219,11 +226,15 @@ class Tiler {
       os << "  not tiled (" << (model.members() < 2 ? "a single loop has no reuse to gain" : "tiling is off")
          << ")\n";
     }
-    if (levels.empty() && options_.autoTiling && options_.fusionTiles && !options_.levels.empty() &&
+    // A policy that covers the band decides alone, even to leave it untiled;
+    // so do bands below that Auto Tiling may tile (nothing inside tiles is
+    // tiled again).
+    if (levels.empty() && !fromPolicy && options_.autoTiling && options_.fusionTiles &&
+        !options_.levels.empty() && band.member_get_coincident(0) && !hasBandBelow(band.child(0)) &&
         feedsFromSliceableProducer(band)) {
       const CacheLevel& level = fusionLevel();
-      AutoTilingResult r =
-          fusionTile(model, level, options_.cores, static_cast<double>(level.capacityBytes) / 4);
+      AutoTilingResult r = fusionTile(model, level, options_.cores,
+                                      static_cast<double>(level.capacityBytes) * kFusionTileShare);
       os << r.why;
       levels = r.levels;
       forFusion = !levels.empty();
@@ -281,12 +292,22 @@ class Tiler {
     return false;
   }
 
-  // The largest cache private to a core: a fused tile's producers and
+  // A band Auto Tiling might tile (two members or more) in `node`'s subtree.
+  static bool hasBandBelow(const isl::schedule_node& node) {
+    if (node.isa<isl::schedule_node_band>() && node.as<isl::schedule_node_band>().n_member() >= 2)
+      return true;
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+      if (hasBandBelow(node.child(i))) return true;
+    return false;
+  }
+
+  // The largest cache private to a core (shared by no more CPUs than the
+  // first level, which hyperthreads share): a fused tile's producers and
   // consumer share it.
   const CacheLevel& fusionLevel() const {
     const CacheLevel* level = &options_.levels.front();
     for (const auto& l : options_.levels)
-      if (l.sharedBy <= 1) level = &l;
+      if (l.sharedBy <= options_.levels.front().sharedBy) level = &l;
     return *level;
   }
 

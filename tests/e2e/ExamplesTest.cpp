@@ -3,8 +3,9 @@
 // strategy, and with small tiles forced on two levels, and checked against the
 // reference interpreter. The benchmarks' sub-graphs and image pipelines
 // (bench/programs, listed there by path) run at their listed shapes only
-// (their defaults are benchmark-sized), also under basteln with small tiles,
-// so producers are recomputed in partial and overlapping tiles.
+// (their defaults are benchmark-sized), also under basteln with small tiles
+// and with tiny caches (fusion tiles), so producers are recomputed in partial
+// and overlapping tiles.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "driver/Compile.h"
 #include "front/Frontend.h"
 #include "runtime/Runner.h"
+#include "target/DetectHost.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::testing {
@@ -28,6 +30,7 @@ struct ExampleCase {
   std::string label;
   std::string tiles;  // a tiling policy forced on every statement ("" = Auto Tiling)
   double redundancy = driver::CompileOptions{}.bastelnRedundancy;
+  bool tinyCaches = false;  // caches so small that even these shapes get Auto Tiling's and basteln's tiles
 };
 
 // Small tiles that leave partial tiles at every awkward size, on two levels.
@@ -81,9 +84,12 @@ std::vector<ExampleCase> allCases() {
       cases.push_back({file, sizes, f, caseLabel(file, sizes, driver::fusionName(f)), ""});
     cases.push_back({file, sizes, driver::Fusion::Smart, caseLabel(file, sizes, "small_tiles"), kSmallTiles});
     // 100%: every producer the tiles can take is recomputed, however small the tiles.
-    if (file.rfind("examples/", 0) != 0)
+    if (file.rfind("examples/", 0) != 0) {
       cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_small_tiles"),
                        kSmallTiles, 1.0});
+      cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_tiny_caches"),
+                       "", 1.0, true});
+    }
   }
   return cases;
 }
@@ -101,10 +107,11 @@ TEST_P(Examples, MatchesInterpreter) {
   options.fusion = c.fusion;
   options.bastelnRedundancy = c.redundancy;
   if (!c.tiles.empty()) options.tiles = tile::parseTilePolicy(c.tiles, "test");
+  if (c.tinyCaches) options.hardware = target::withCaches(target::detectHost(), 4096, 16384, 2);
   driver::CompiledProgram cp = driver::compile(program, options);
   runtime::RunOptions ro;
   ro.check = true;
-  ro.threads = c.tiles.empty() ? 0 : 2;
+  ro.threads = c.tiles.empty() && !c.tinyCaches ? 0 : 2;
   runtime::RunReport r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
   for (const auto& o : r.outputs) EXPECT_TRUE(o.pass) << o.tensor << ": " << o.message;
   EXPECT_EQ(r.check, "pass");

@@ -20,18 +20,8 @@ using testing::compileAndCheck;
 
 // The host's ISA with fixed caches, so tile decisions do not depend on the machine.
 target::Hardware fixedCaches() {
-  target::Hardware h = target::detectHost();
+  target::Hardware h = target::withCaches(target::detectHost(), 32 * 1024, 1024 * 1024, 2);
   h.name = "fixed-caches";
-  h.cores = 2;
-  h.memory.clear();
-  for (auto [name, bytes] :
-       {std::pair<const char*, int64_t>{"L1", 32 * 1024}, {"L2", 1024 * 1024}, {"DRAM", 0}}) {
-    target::MemoryLevel level;
-    level.name = name;
-    level.capacityBytes = bytes;
-    level.source = "configured";
-    h.memory.push_back(level);
-  }
   return h;
 }
 
@@ -206,11 +196,46 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
     EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S1")) << c.program.explanation;
     for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "BX");
   }
+  // Hyperthreads share L1 and L2 (sharedBy 2): L2 is still private to the core.
+  driver::CompileOptions smt = o;
+  for (auto& level : smt.hardware->memory)
+    if (level.name != "DRAM") level.sharedBy = 2;
+  CheckedProgram onSmt = compileAndCheck(blur(131, 1031), smt);
+  EXPECT_TRUE(onSmt.check.pass) << onSmt.check.failures;
+  EXPECT_TRUE(onSmt.has("fusion tiles for the producers recomputed in them (L2"))
+      << onSmt.program.explanation;
+  // A tile policy that covers the nest decides alone, even to leave it untiled.
+  driver::CompileOptions untiled = o;
+  untiled.tiles = tile::parseTilePolicy("S_1: *, *", "test");
+  CheckedProgram byPolicy = compileAndCheck(blur(131, 1031), untiled);
+  EXPECT_TRUE(byPolicy.check.pass) << byPolicy.check.failures;
+  EXPECT_FALSE(byPolicy.has("fusion tiles")) << byPolicy.program.explanation;
   // Without basteln the same nest stays untiled (streaming is as good).
   o.fusion = driver::Fusion::Smart;
   CheckedProgram smart = compileAndCheck(blur(131, 1031), o);
   EXPECT_TRUE(smart.check.pass) << smart.check.failures;
   EXPECT_FALSE(smart.has("fusion tiles")) << smart.program.explanation;
+}
+
+// A chain of stencils: the middle stage is itself a consumer with fusion
+// tiles, and is then recomputed, with its own producer, in the last stage's
+// tiles; its own nest (left with no instances to run) loses its tiles.
+TEST(Basteln, StencilChainRecomputesBothProducers) {
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.hardware = fixedCaches();
+  for (auto [h, w] : {std::pair{131, 1031}, {263, 517}}) {
+    CheckedProgram c = compileAndCheck("# sizes: H=" + std::to_string(h) + " W=" + std::to_string(w) +
+                                           "\n"
+                                           "def chain(float(H, W) I) -> (C) {\n"
+                                           "  A(h, w) = I(h, w) * 2\n"
+                                           "  B(h, w) = A(h, w) + A(h + 1, w)\n"
+                                           "  C(h, w) = B(h, w) + B(h + 1, w)\n}\n",
+                                       o);
+    EXPECT_TRUE(c.check.pass) << h << "x" << w << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("recomputed in the tiles of S2")) << c.program.explanation;
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "B") << c.program.explanation;
+  }
 }
 
 // Tiles made only for a fusion that the redundancy limit then refuses (a
