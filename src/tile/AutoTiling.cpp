@@ -113,8 +113,7 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   AutoTilingResult result;
   std::ostringstream why;
   int n = band.members();
-  std::vector<int64_t> extents;
-  for (int m = 0; m < n; ++m) extents.push_back(band.extent(m));
+  const std::vector<int64_t>& extents = band.extents();
   auto allowed = [&](const std::vector<int64_t>& sizes) {
     return keepsParallelism(band, extents, cores, sizes);
   };
@@ -195,8 +194,7 @@ AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int 
   AutoTilingResult result;
   std::ostringstream why;
   int n = band.members();
-  std::vector<int64_t> extents;
-  for (int m = 0; m < n; ++m) extents.push_back(band.extent(m));
+  const std::vector<int64_t>& extents = band.extents();
   auto allowed = [&](const std::vector<int64_t>& sizes) {
     return keepsParallelism(band, extents, cores, sizes);
   };

@@ -28,6 +28,7 @@ class BandModel {
   int members() const { return static_cast<int>(lower_.size()); }
   int64_t lower(int member) const { return lower_[static_cast<size_t>(member)]; }
   int64_t extent(int member) const { return extent_[static_cast<size_t>(member)]; }
+  const std::vector<int64_t>& extents() const { return extent_; }  // one per member
   bool coincident(int member) const { return coincident_[static_cast<size_t>(member)]; }
   const std::vector<std::string>& statements() const { return statements_; }
   // The dimension (index into Statement::dims) that `member` runs over for

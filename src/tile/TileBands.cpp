@@ -87,8 +87,7 @@ std::optional<std::vector<LevelSizes>> sizesFromPolicy(const BandModel& band, co
   if (!covered) return std::nullopt;
 
   std::vector<LevelSizes> out;  // outermost level first
-  std::vector<int64_t> current;
-  for (int m = 0; m < band.members(); ++m) current.push_back(band.extent(m));
+  std::vector<int64_t> current = band.extents();
   for (size_t li = levels.size(); li-- > 0;) {
     bool used = false;
     std::vector<int64_t> sizes = current;
@@ -203,8 +202,7 @@ class Tiler {
     std::ostringstream os;
     os << "band over";
     for (const auto& s : model.statements()) os << " " << s;
-    std::vector<int64_t> extents;
-    for (int m = 0; m < model.members(); ++m) extents.push_back(model.extent(m));
+    const std::vector<int64_t>& extents = model.extents();
     os << " (" << model.members() << " member" << (model.members() == 1 ? "" : "s") << ", extents "
        << sizesText(extents) << ")\n";
 
