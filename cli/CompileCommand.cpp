@@ -29,7 +29,7 @@ int compileCommand(const CompileArgs& a) {
   driver::CompileOptions co = compileOptionsFrom(a.program);
   co.dumpAfter = a.dumpAfter;
   driver::CompiledProgram cp = driver::compile(lp.program, co);
-  printWarnings(cp);
+  printDiagnostics(a.program, cp);
   // The explanation goes to stdout unless a stage is printed there.
   if (a.program.explain) (a.emit.empty() && a.dumpAfter.empty() ? std::cout : std::cerr) << cp.explanation;
   if (!a.dumpAfter.empty()) std::cout << cp.dump;

@@ -2,6 +2,7 @@
 
 #include "Commands.h"
 #include "fuzz/Fuzzer.h"
+#include "fuzz/ProgramModel.h"
 
 namespace tessel::cli {
 
@@ -23,7 +24,17 @@ CommandRunner addFuzzCommand(CLI::App& app) {
   cmd->add_option("--jobs,-j", options->jobs, "programs checked at once (results do not depend on it)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-minimize", options->minimize, "report failures as generated, without delta reduction");
-  return [options] {
+  auto print = std::make_shared<bool>(false);
+  cmd->add_flag("--print", *print, "print the programs (as TC) instead of checking them");
+  return [options, print] {
+    if (*print) {
+      for (int i = options->first; i < options->first + options->count; ++i) {
+        uint64_t seed = fuzz::programSeed(options->seed, i);
+        std::cout << "# program " << i << " of seed " << options->seed << " (program seed " << seed << ")\n"
+                  << fuzz::render(fuzz::generateProgram(seed)) << "\n";
+      }
+      return 0;
+    }
     fuzz::FuzzReport report = fuzz::runFuzz(*options, std::cerr);
     std::cout << fuzz::summarize(report, *options);
     return report.failures.empty() ? 0 : 1;

@@ -1,5 +1,6 @@
 #include "ProgramOptions.h"
 
+#include <iomanip>
 #include <iostream>
 
 #include "target/HardwareJson.h"
@@ -47,6 +48,7 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("--explain", args.explain,
                 "print the passes' decisions (tile sizes and the model's numbers)");
+  cmd->add_flag("--time-passes", args.timePasses, "print each compilation stage's wall time to stderr");
 }
 
 driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
@@ -71,8 +73,17 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   return o;
 }
 
-void printWarnings(const driver::CompiledProgram& compiled) {
+void printDiagnostics(const ProgramArgs& args, const driver::CompiledProgram& compiled) {
   for (const auto& w : compiled.warnings) std::cerr << "tessel: warning: " << w << "\n";
+  if (!args.timePasses) return;
+  double total = 0;
+  for (const auto& [name, seconds] : compiled.passSeconds) total += seconds;
+  std::cerr << "tessel: compile stages (wall ms):\n";
+  for (const auto& [name, seconds] : compiled.passSeconds)
+    std::cerr << "  " << std::left << std::setw(22) << name << std::right << std::fixed << std::setprecision(1)
+              << std::setw(9) << seconds * 1e3 << "\n";
+  std::cerr << "  " << std::left << std::setw(22) << "total" << std::right << std::setw(9) << total * 1e3 << "\n"
+            << std::defaultfloat;
 }
 
 }  // namespace tessel::cli

@@ -1,6 +1,6 @@
 // The options every command that compiles a program shares: the file, its
 // entry and sizes, and the compilation options (--fusion, --schedule, tiling,
-// the machine) and --explain.
+// the machine), --explain and --time-passes.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -23,12 +23,14 @@ struct ProgramArgs {
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;
   bool explain = false;
+  bool timePasses = false;
 };
 
 void addProgramOptions(CLI::App* cmd, ProgramArgs& args);
 // Reads the --schedule, --tiles and --hardware files; UserError for bad values.
 driver::CompileOptions compileOptionsFrom(const ProgramArgs& args);
-// Prints the compilation's warnings (compiled, but not as asked) to stderr.
-void printWarnings(const driver::CompiledProgram& compiled);
+// Prints the compilation's warnings (compiled, but not as asked) and, with
+// --time-passes, each stage's time to stderr.
+void printDiagnostics(const ProgramArgs& args, const driver::CompiledProgram& compiled);
 
 }  // namespace tessel::cli

@@ -23,7 +23,7 @@ struct RunArgs {
 int runCommand(const RunArgs& a) {
   LoadedProgram lp = loadProgram(a.program.spec);
   driver::CompiledProgram cp = driver::compile(lp.program, compileOptionsFrom(a.program));
-  printWarnings(cp);
+  printDiagnostics(a.program, cp);
   if (a.program.explain) std::cerr << cp.explanation;
   runtime::RunOptions ro;
   ro.check = a.check;

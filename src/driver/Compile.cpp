@@ -1,6 +1,7 @@
 #include "driver/Compile.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "backend/CEmitter.h"
 #include "lir/AstToLir.h"
@@ -215,26 +216,39 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
     target::PromotionPlan promotions;
     PassContext context{scop, options, host, out.explanation, out.warnings, promotions};
+    // Each stage's wall time goes to out.passSeconds (--time-passes).
+    auto timed = [&out](const std::string& name, const auto& stage) {
+      auto start = std::chrono::steady_clock::now();
+      stage();
+      out.passSeconds.emplace_back(
+          name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    };
     for (const auto& pass : passes) {
       bool replaced = pass.isScheduler && options.schedule;
-      schedule = replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(schedule, context);
+      timed(pass.name, [&] {
+        schedule = replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(schedule, context);
+      });
       if (options.dumpAfter == pass.name) out.dump = poly::scheduleToYaml(schedule);
     }
     out.scheduleYaml = poly::scheduleToYaml(schedule);
-    lir::GeneratedAst ast = astFor(schedule, scop, promotions, options);
+    lir::GeneratedAst ast;
+    timed("ast", [&] { ast = astFor(schedule, scop, promotions, options); });
     out.astC = ast.root.to_C_str();
     if (options.dumpAfter == "ast") out.dump = out.astC;
-    out.kernel = lir::astToLir(lowered, scop, ast, promotions);
+    timed("lir", [&] { out.kernel = lir::astToLir(lowered, scop, ast, promotions); });
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
-    if (options.vectorize) out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation);
+    if (options.vectorize)
+      timed("vectorize", [&] { out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation); });
     if (options.dumpAfter == "vectorize") out.dump = lir::toString(out.kernel);
-    if (options.vectorize) out.kernel = lir::registerTile(out.kernel, out.kernel.vectorIsa, out.explanation);
+    if (options.vectorize)
+      timed("register-tile",
+            [&] { out.kernel = lir::registerTile(out.kernel, out.kernel.vectorIsa, out.explanation); });
     if (options.dumpAfter == "register-tile") out.dump = lir::toString(out.kernel);
     if (options.vectorize && options.streamingStores != CompileOptions::StreamingStores::Off) {
       int64_t threshold = options.streamingStores == CompileOptions::StreamingStores::Always
                               ? 0
                               : lir::kStreamingFactor * cacheBytes(host);
-      out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation);
+      timed("stream-stores", [&] { out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation); });
     }
     if (options.dumpAfter == "stream-stores") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);

@@ -21,6 +21,7 @@ struct CompiledProgram {
   std::string dump;                   // text after options.dumpAfter ("" if none)
   std::string explanation;            // the passes' decisions and the models behind them (--explain)
   std::vector<std::string> warnings;  // compiled, but not as asked (e.g. a scheduling fallback)
+  std::vector<std::pair<std::string, double>> passSeconds;  // each stage's wall time, in order
 };
 
 // Names accepted by --dump-after, in pipeline order.

@@ -97,11 +97,20 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
   };
   std::vector<Combination> matrix = optionMatrix();
   // Up to `jobs` programs are checked at once; their results are taken in
-  // program order, so a run reports the same whatever the job count.
+  // program order, so a run reports the same whatever the job count. A
+  // finished check waiting behind a slower one does not hold a job, so one
+  // slow program does not idle the other cores; a few are kept waiting at most.
+  const int jobs = std::max(options.jobs, 1);
   std::map<int, std::unique_ptr<ProgramCheck>> running;
   int started = 0;
+  auto busy = [&] {
+    int n = 0;
+    for (auto& entry : running)
+      if (!entry.second->poll(0)) ++n;
+    return n;
+  };
   auto startMore = [&] {
-    while (static_cast<int>(running.size()) < std::max(options.jobs, 1) && started < options.count &&
+    while (static_cast<int>(running.size()) < 4 * jobs && busy() < jobs && started < options.count &&
            !(options.timeBudget > 0 && elapsed() > options.timeBudget)) {
       std::string text = render(generateProgram(programSeed(options.seed, options.first + started)));
       running[started] = std::make_unique<ProgramCheck>(text, matrix, options.timeoutSeconds);
@@ -113,6 +122,7 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
     // Wait for program i, reading from every running child meanwhile.
     while (!running.at(i)->poll(0)) {
       for (auto& [index, check] : running) check->poll(index == i ? 20 : 0);
+      startMore();
     }
     auto results = running.at(i)->results();
     running.erase(i);

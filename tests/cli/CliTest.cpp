@@ -72,6 +72,26 @@ TEST_F(Cli, EmitStages) {
   EXPECT_NE(c.out.find("#pragma omp parallel for"), std::string::npos);
 }
 
+TEST_F(Cli, TimePassesListsEveryStage) {
+  auto r = runTessel("compile " + file("mm.tc") + " --time-passes");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* stage : {"schedule", "tile", "ast", "lir", "vectorize", "total"})
+    EXPECT_NE(r.err.find(std::string("  ") + stage + " "), std::string::npos) << stage << "\n" << r.err;
+  EXPECT_EQ(runTessel("compile " + file("mm.tc")).err.find("total"), std::string::npos);
+}
+
+TEST_F(Cli, FuzzPrintsItsProgramsAsTc) {
+  auto r = runTessel("fuzz --seed 3 --first 5 --count 2 --print");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("# program 5 of seed 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# program 6 of seed 3"), std::string::npos) << r.out;
+  // The printed program compiles as it is (its sizes come from '# sizes:').
+  std::string second = r.out.substr(r.out.find("# program 6"));
+  writeText(file("fuzz6.tc"), second);
+  auto run = runTessel("run " + file("fuzz6.tc") + " --check");
+  EXPECT_EQ(run.exitCode, 0) << run.err;
+}
+
 TEST_F(Cli, TilingAndVectorizationOptions) {
   auto ok = runTessel("run " + file("mm.tc") + " --check --tiles 'S_1: 4@L2/2@L1, 3@L1' --explain");
   EXPECT_EQ(ok.exitCode, 0) << ok.err;
