@@ -80,9 +80,10 @@ void printDiagnostics(const ProgramArgs& args, const driver::CompiledProgram& co
   for (const auto& [name, seconds] : compiled.passSeconds) total += seconds;
   std::cerr << "tessel: compile stages (wall ms):\n";
   for (const auto& [name, seconds] : compiled.passSeconds)
-    std::cerr << "  " << std::left << std::setw(22) << name << std::right << std::fixed << std::setprecision(1)
-              << std::setw(9) << seconds * 1e3 << "\n";
-  std::cerr << "  " << std::left << std::setw(22) << "total" << std::right << std::setw(9) << total * 1e3 << "\n"
+    std::cerr << "  " << std::left << std::setw(22) << name << std::right << std::fixed
+              << std::setprecision(1) << std::setw(9) << seconds * 1e3 << "\n";
+  std::cerr << "  " << std::left << std::setw(22) << "total" << std::right << std::setw(9) << total * 1e3
+            << "\n"
             << std::defaultfloat;
 }
 

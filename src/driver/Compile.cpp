@@ -238,7 +238,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     timed("lir", [&] { out.kernel = lir::astToLir(lowered, scop, ast, promotions); });
     if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
     if (options.vectorize)
-      timed("vectorize", [&] { out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation); });
+      timed("vectorize",
+            [&] { out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation); });
     if (options.dumpAfter == "vectorize") out.dump = lir::toString(out.kernel);
     if (options.vectorize)
       timed("register-tile",
@@ -248,7 +249,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
       int64_t threshold = options.streamingStores == CompileOptions::StreamingStores::Always
                               ? 0
                               : lir::kStreamingFactor * cacheBytes(host);
-      timed("stream-stores", [&] { out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation); });
+      timed("stream-stores",
+            [&] { out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation); });
     }
     if (options.dumpAfter == "stream-stores") out.dump = lir::toString(out.kernel);
     out.cSource = backend::emitC(out.kernel);

@@ -156,7 +156,8 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
       break;  // one failure per program is enough to report
     }
     if ((i + 1) % 25 == 0)
-      progress << "  " << (i + 1) << " programs (to index " << options.first + i << "), " << elapsed() << " s\n"
+      progress << "  " << (i + 1) << " programs (to index " << options.first + i << "), " << elapsed()
+               << " s\n"
                << std::flush;
   }
   report.seconds = elapsed();
@@ -170,8 +171,8 @@ std::string summarize(const FuzzReport& report, const FuzzOptions& options) {
   };
   std::ostringstream os;
   os << "tessel fuzz: seed " << options.seed << ", " << report.programs << " programs (indices "
-     << options.first << ".." << options.first + report.programs - 1 << "), "
-     << report.combinations << " option combinations run in " << report.seconds << " s\n"
+     << options.first << ".." << options.first + report.programs - 1 << "), " << report.combinations
+     << " option combinations run in " << report.seconds << " s\n"
      << "  passed " << count(Verdict::Pass) << ", mismatches " << count(Verdict::Mismatch) << ", crashes "
      << count(Verdict::Crash) << ", hangs " << count(Verdict::Hang) << ", internal errors "
      << count(Verdict::InternalError) << ", kernel errors " << count(Verdict::KernelError) << ", rejections "
