@@ -261,7 +261,9 @@ class AstTranslator {
       if (!instance.offsets[k]) continue;
       const target::PromotedTensor& p = plan_.sites[site].tensors[k];
       const te::TensorDecl& t = scop_.program->tensor(p.tensor);
-      locals.emplace(p.buffer, BufferDecl{p.buffer, t.dtype, p.box});
+      std::vector<int64_t> shape;
+      for (size_t d : bufferDims(p.layout, p.box.size())) shape.push_back(p.box[d]);
+      locals.emplace(p.buffer, BufferDecl{p.buffer, t.dtype, shape});
       stmts.push_back(alloc(p.buffer));
       std::vector<Expr> offsets;
       for (size_t d = 0; d < p.box.size(); ++d) {
@@ -270,7 +272,7 @@ class AstTranslator {
         offsets.push_back(indexVar(name));
       }
       if (!p.contracted) stmts.push_back(copyIn(p, t, offsets));
-      promoted_[p.tensor] = RedirectedTensor{p.buffer, offsets, p.box, p.contracted};
+      promoted_[p.tensor] = RedirectedTensor{p.buffer, offsets, p.box, p.contracted, p.layout};
     }
     stmts.push_back(node(mark.node(), marks));
     promoted_ = outer;
@@ -278,7 +280,8 @@ class AstTranslator {
   }
 
   // buffer[l] = tensor[offsets + l] over the box, clipped to the tensor: the
-  // box may reach past its edges, where nothing is read.
+  // box may reach past its edges, where nothing is read. The loops run in the
+  // buffer's order, so a transposing copy writes its rows contiguously.
   static Stmt copyIn(const target::PromotedTensor& p, const te::TensorDecl& t,
                      const std::vector<Expr>& offsets) {
     using B = te::BinaryOp;
@@ -286,18 +289,22 @@ class AstTranslator {
     std::vector<std::string> vars;
     for (size_t d = 0; d < p.box.size(); ++d) {
       vars.push_back(p.buffer + "_" + std::to_string(d));
-      Expr l = indexVar(vars.back());
-      Expr element = indexBinary(B::Add, offsets[d], l);
+      Expr element = indexBinary(B::Add, offsets[d], indexVar(vars.back()));
       source =
           d == 0 ? element : indexBinary(B::Add, indexBinary(B::Mul, source, indexImm(t.shape[d])), element);
-      target = d == 0 ? l : indexBinary(B::Add, indexBinary(B::Mul, target, indexImm(p.box[d])), l);
+    }
+    std::vector<size_t> order = bufferDims(p.layout, p.box.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      Expr l = indexVar(vars[order[k]]);
+      target = k == 0 ? l : indexBinary(B::Add, indexBinary(B::Mul, target, indexImm(p.box[order[k]])), l);
     }
     Stmt body = store(p.buffer, target, load(t.name, t.dtype, source));
-    for (size_t d = p.box.size(); d-- > 0;) {
+    for (size_t k = order.size(); k-- > 0;) {
+      size_t d = order[k];
       Expr lo = indexBinary(B::Max, indexImm(0), indexNeg(offsets[d]));
       Expr hi =
           indexBinary(B::Min, indexImm(p.box[d]), indexBinary(B::Sub, indexImm(t.shape[d]), offsets[d]));
-      bool innermost = d + 1 == p.box.size();
+      bool innermost = k + 1 == order.size();
       body = forLoop(vars[d], lo, indexBinary(B::Lt, indexVar(vars[d]), hi), indexImm(1), body, false,
                      innermost ? VectorHint::Independent : VectorHint::None);
     }

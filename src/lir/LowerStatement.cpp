@@ -69,12 +69,16 @@ class InstanceLowering {
                      const std::vector<te::Expr>& indices) {
     TESSEL_CHECK(indices.size() == p.offsets.size() && indices.size() == p.box.size(), "lower-statement",
                  "rank mismatch on the promoted copy of " + t.name);
+    std::vector<Expr> local;
+    for (size_t d = 0; d < indices.size(); ++d)
+      local.push_back(indexBinary(te::BinaryOp::Sub, index(indices[d], t.shape[d], false), p.offsets[d]));
     Expr flat = indexImm(0);
-    for (size_t d = 0; d < indices.size(); ++d) {
-      Expr i = indexBinary(te::BinaryOp::Sub, index(indices[d], t.shape[d], false), p.offsets[d]);
-      flat = d == 0 ? i
-                    : indexBinary(te::BinaryOp::Add, indexBinary(te::BinaryOp::Mul, flat, indexImm(p.box[d])),
-                                  i);
+    bool first = true;
+    for (size_t d : bufferDims(p.layout, indices.size())) {
+      flat = first ? local[d]
+                   : indexBinary(te::BinaryOp::Add, indexBinary(te::BinaryOp::Mul, flat, indexImm(p.box[d])),
+                                 local[d]);
+      first = false;
     }
     return flat;
   }
@@ -165,6 +169,14 @@ Stmt lowerStatementInstance(const poly::Scop& scop, const poly::Statement& state
   }
   stmts.push_back(store(buffer, target, storable(out.dtype, v)));
   return block(std::move(stmts));
+}
+
+std::vector<size_t> bufferDims(const std::vector<int>& layout, size_t rank) {
+  std::vector<size_t> dims;
+  if (layout.empty())
+    for (size_t d = 0; d < rank; ++d) dims.push_back(d);
+  for (int d : layout) dims.push_back(static_cast<size_t>(d));
+  return dims;
 }
 
 }  // namespace tessel::lir

@@ -21,8 +21,13 @@ struct RedirectedTensor {
   std::vector<Expr> offsets;  // one per tensor dimension
   std::vector<int64_t> box;
   bool writes = false;
+  std::vector<int> layout;  // the buffer's dimensions as tensor dimensions (empty: the same order)
 };
 using RedirectedTensors = std::map<std::string, RedirectedTensor>;  // by tensor name
+
+// The tensor dimensions a promoted buffer holds, outermost first: `layout`,
+// or 0..rank-1 when it is empty.
+std::vector<size_t> bufferDims(const std::vector<int>& layout, size_t rank);
 
 // Affine reads of the tensors in `promoted` go to their buffers, and so do
 // the writes of contracted temporaries. `checksIndices` is set when the instance

@@ -35,6 +35,10 @@ struct PromotedTensor {
   // Contracted, with writers that recomputation (extension nodes) runs in
   // several iterations of the site: those instances.
   std::optional<isl::union_set> recomputed;
+  // The buffer's dimensions, outermost first, as tensor dimensions: a copy
+  // may transpose, so that the vector loop reads its rows (B of A B^T). Empty:
+  // the tensor's order.
+  std::vector<int> layout;
 };
 
 struct PromotionSite {

@@ -150,6 +150,30 @@ TEST(PromoteOperands, TransposedHalfPrecisionTwoLevels) {
   }
 }
 
+// A B^T: the vector loop runs along B's rows' index n, so the copy transposes
+// B's tile (its columns become rows) and the kernel is an outer-product
+// register tile instead of dot products; partial tiles at every edge.
+TEST(PromoteOperands, ColumnsReadAlongTheVectorLoopAreTransposed) {
+  const char* nt = "def f(float(M,K) A, float(N,K) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(n,k)\n}\n";
+  for (auto [m, n, k] : {std::tuple{64, 96, 40}, {37, 51, 29}, {1, 127, 13}, {13, 7, 97}}) {
+    std::string tc = sizes({{"M", m}, {"N", n}, {"K", k}}) + nt;
+    for (Promotion p : {Promotion::Auto, Promotion::All}) {
+      Checked c = compileAndCheck(tc, "S_0: 16@L1, 32@L1; S_1: 16@L1, 32@L1, 16@L1", p);
+      EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
+      if (m >= 16 && n >= 32 && k >= 16) {
+        EXPECT_TRUE(contains(c.cp.explanation, "B 32x16 (2.0 KiB, 16.0 reads per element, transposed)"))
+            << c.cp.explanation;
+        EXPECT_TRUE(contains(c.cp.explanation, "register tile of")) << c.cp.explanation;
+      }
+    }
+  }
+  // Without L1 tiles nothing is copied, and the dot products stay.
+  Checked untiled =
+      compileAndCheck(sizes({{"M", 20}, {"N", 30}, {"K", 40}}) + nt, "S_1: *, *, *", Promotion::Auto);
+  EXPECT_TRUE(untiled.pass) << untiled.failures;
+  EXPECT_FALSE(contains(untiled.cp.explanation, "transposed")) << untiled.cp.explanation;
+}
+
 TEST(PromoteOperands, PromotionNames) {
   for (Promotion p : {Promotion::Auto, Promotion::All, Promotion::Off})
     EXPECT_EQ(driver::parsePromotion(driver::promotionName(p)), p);

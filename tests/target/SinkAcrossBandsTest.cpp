@@ -66,10 +66,11 @@ TEST(SinkAcrossBands, DepthwiseWindowLeavesTheInnermostPosition) {
   Checked r = compileAndCheck("# sizes: N=2 C=5 H=11 W=23 KH=3 KW=2\n" + std::string(kDepthwise), true);
   EXPECT_TRUE(r.pass) << r.failures;
   EXPECT_TRUE(moved(r)) << r.explanation;
-  // A row shorter than a vector stays where the scheduler put it.
+  // A row shorter than a vector makes partial vectors: still better than a
+  // window loop of 2 or 3 iterations innermost (2.2x at W=9, 3x3 windows).
   Checked narrow = compileAndCheck("# sizes: N=2 C=5 H=11 W=9 KH=3 KW=2\n" + std::string(kDepthwise), true);
   EXPECT_TRUE(narrow.pass) << narrow.failures;
-  EXPECT_FALSE(moved(narrow)) << narrow.explanation;
+  EXPECT_TRUE(moved(narrow)) << narrow.explanation;
 }
 
 // Moving the row index of a row reduction below the reduction would stride

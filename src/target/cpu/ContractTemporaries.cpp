@@ -65,7 +65,7 @@ class Contractor {
                     std::to_string(kMaxSiteBytes / 1024) + " KiB)\n";
         continue;
       }
-      PromotedTensor promoted{t->name, "", best->box, true, temporary->flow, std::nullopt};
+      PromotedTensor promoted{t->name, "", best->box, true, temporary->flow, std::nullopt, {}};
       if (extended) {
         isl::union_set writers = writesOf(scop_, temporary->accessors, t->name).domain();
         isl::union_set recomputed = writers.intersect(extensionRange(schedule));

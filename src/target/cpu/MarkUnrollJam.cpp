@@ -46,16 +46,22 @@ class UnrollJamMarker {
     bool own = schedule::queryable(node) && !schedule::nodeDomain(node).is_empty();
     if (own && node.isa<isl::schedule_node_band>())
       node = withSharingMemberLast(node.as<isl::schedule_node_band>());
-    if (own && node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {
-      explain_ += "loop over " + statements(node) + ": may be unrolled and jammed (register tile)\n";
-      // The last member gets a band of its own under the mark.
-      int n = static_cast<int>(node.as<isl::schedule_node_band>().n_member());
-      if (n == 1) return node.insert_mark(schedule::markId(node.ctx(), kUnrollJamMark));
-      node = node.as<isl::schedule_node_band>().split(n - 1).child(0);
-      return node.insert_mark(schedule::markId(node.ctx(), kUnrollJamMark)).parent();
-    }
+    // The innermost candidate wins: a band around tile loops fits the shape
+    // too (a batch loop over a tiled matmul), but its iterations are whole
+    // tiles, which no register holds.
+    int markedBefore = marked_;
     int n = static_cast<int>(node.n_children());
     for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+    if (marked_ > markedBefore) return node;
+    if (own && node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {
+      ++marked_;
+      explain_ += "loop over " + statements(node) + ": may be unrolled and jammed (register tile)\n";
+      // The last member gets a band of its own under the mark.
+      int members = static_cast<int>(node.as<isl::schedule_node_band>().n_member());
+      if (members == 1) return node.insert_mark(schedule::markId(node.ctx(), kUnrollJamMark));
+      node = node.as<isl::schedule_node_band>().split(members - 1).child(0);
+      return node.insert_mark(schedule::markId(node.ctx(), kUnrollJamMark)).parent();
+    }
     return node;
   }
 
@@ -129,6 +135,7 @@ class UnrollJamMarker {
 
   const poly::Scop& scop_;
   std::string& explain_;
+  int marked_ = 0;  // marks inserted so far
 };
 
 }  // namespace

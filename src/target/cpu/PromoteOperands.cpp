@@ -16,11 +16,6 @@ namespace tessel::target::cpu {
 
 namespace {
 
-// A copy costs a load and a store per element, plus its loop overhead per
-// tile; below this many reads per element of the footprint it costs more
-// than it saves (a 3x3 convolution's input rows, read 12 times per element
-// under 4-channel tiles, ran 25% slower copied).
-constexpr double kMinReuse = 16;
 // Buffers live on the stack of the thread that runs the tile.
 constexpr int64_t kMaxSiteBytes = 256 * 1024;
 
@@ -39,19 +34,22 @@ bool hasTileMarkBelow(const isl::schedule_node& node) {
   return false;
 }
 
-// Whether the read's contiguous (last) index moves with one of `vectorDims`:
-// vector code then loads whole vectors from the footprint's rows, which a
-// copy makes contiguous; a read that stays put over the vector loop is one
-// broadcast per iteration, and a copy buys it nothing.
-bool readAlongVectors(const te::ExprNode& read, const poly::Statement& s, const std::set<int>& vectorDims) {
-  if (read.operands.empty()) return false;
-  auto last = te::toAffine(read.operands.back());
-  if (!last) return false;
-  for (int d : vectorDims) {
-    auto c = last->coeffs.find(s.dims[static_cast<size_t>(d)]);
-    if (c != last->coeffs.end() && c->second != 0) return true;
+// The last of the read's indices that moves with one of `vectorDims`, -1 if
+// none does. The last one (the contiguous index): vector code loads whole
+// vectors from the footprint's rows, which a copy makes contiguous. Another
+// one: vector code would gather from a column, which a transposing copy makes
+// a row. A read that stays put over the vector loop is one broadcast per
+// iteration, and a copy buys it nothing.
+int indexAlongVectors(const te::ExprNode& read, const poly::Statement& s, const std::set<int>& vectorDims) {
+  for (size_t i = read.operands.size(); i-- > 0;) {
+    auto index = te::toAffine(read.operands[i]);
+    if (!index) continue;
+    for (int d : vectorDims) {
+      auto c = index->coeffs.find(s.dims[static_cast<size_t>(d)]);
+      if (c != index->coeffs.end() && c->second != 0) return static_cast<int>(i);
+    }
   }
-  return false;
+  return -1;
 }
 
 std::string tupleName(const isl::set& s) { return isl::manage(isl_set_get_tuple_id(s.get())).name(); }
@@ -123,7 +121,12 @@ class Promoter {
     }
 
     double accesses = 0;
-    bool alongVectors = false;
+    // The tensor dimension the vector loops run along, -2 while no read has
+    // said, -3 when reads disagree.
+    int vectorIndex = -2;
+    // A read of another tensor strided along the vector loops keeps them
+    // scalar: a transposing copy would then buy nothing.
+    bool otherReadStrided = false;
     for (const auto& s : scop_.statements) {
       if (domain.intersect(isl::union_set(s.domain)).is_empty()) continue;
       std::vector<const te::ExprNode*> rs;
@@ -135,7 +138,12 @@ class Promoter {
         }
       }
       if (rs.empty()) continue;
-      for (const auto* r : rs) alongVectors = alongVectors || readAlongVectors(*r, s, vectorDims_[s.name]);
+      for (const auto* r : rs) {
+        int i = indexAlongVectors(*r, s, vectorDims_[s.name]);
+        if (i >= 0) vectorIndex = vectorIndex == -2 || vectorIndex == i ? i : -3;
+      }
+      otherReadStrided =
+          otherReadStrided || stridedReadOfOthers(scop_.program->stages[s.stage].rhs, t.name, s);
       auto instances = boxSizes(tileToInstances.intersect_range(isl::union_set(s.domain)));
       if (!instances) {
         why = "no fixed-size box bounds a tile of " + s.name;
@@ -153,15 +161,27 @@ class Promoter {
     // several elements spans the whole tensor.
     size_t outer = 0;
     while (outer < box->size() && (*box)[outer] == 1) ++outer;
-    bool contiguous = true;
+    // Vector loops along one column of every read: the copy transposes it
+    // into the buffer's last dimension.
+    const int rank = static_cast<int>(box->size());
+    std::vector<int> layout;
+    if (vectorIndex >= 0 && vectorIndex != rank - 1 && (*box)[static_cast<size_t>(vectorIndex)] > 1 &&
+        !otherReadStrided) {
+      for (int d = 0; d < rank; ++d)
+        if (d != vectorIndex) layout.push_back(d);
+      layout.push_back(vectorIndex);
+    }
+    bool alongVectors = vectorIndex == rank - 1 || !layout.empty();
+    std::string transposed = layout.empty() ? "" : ", transposed";
+    bool contiguous = layout.empty();
     for (size_t d = outer + 1; d < box->size(); ++d) contiguous = contiguous && (*box)[d] >= t.shape[d];
     int64_t elements = product(*box);
     double reuse = accesses / static_cast<double>(elements);
     char reuseText[48];
     std::snprintf(reuseText, sizeof reuseText, "%.1f reads per element", reuse);
     if (options_.ignoreCost && elements * te::dtypeBytes(t.dtype) <= budget) {
-      why = reuseText;
-      return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt, std::nullopt};
+      why = reuseText + transposed;
+      return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt, std::nullopt, layout};
     }
     if (contiguous) {
       why = "its footprint " + boxText(*box) + " is contiguous";
@@ -172,7 +192,7 @@ class Promoter {
           t.dtype != te::DType::F32 ? "vector loops read f32 only" : "no vector loop reads it along its rows";
       return std::nullopt;
     }
-    if (reuse < kMinReuse) {
+    if (reuse < kMinPromotionReuse) {
       why = reuseText;
       return std::nullopt;
     }
@@ -180,8 +200,21 @@ class Promoter {
       why = "its footprint " + boxText(*box) + " does not fit the level's budget";
       return std::nullopt;
     }
-    why = reuseText;
-    return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt, std::nullopt};
+    why = reuseText + transposed;
+    return PromotedTensor{t.name, bufferName(t.name), *box, false, std::nullopt, std::nullopt, layout};
+  }
+
+  // Whether `e` reads a tensor other than `tensor` through an index other
+  // than its last that moves with the statement's vector loops.
+  bool stridedReadOfOthers(const te::Expr& e, const std::string& tensor, const poly::Statement& s) {
+    if (!e) return false;
+    if (e->kind == te::ExprKind::Access && e->name != tensor) {
+      int i = indexAlongVectors(*e, s, vectorDims_[s.name]);
+      if (i >= 0 && i + 1 != static_cast<int>(e->operands.size())) return true;
+    }
+    for (const auto& operand : e->operands)
+      if (stridedReadOfOthers(operand, tensor, s)) return true;
+    return false;
   }
 
   int64_t capacity(const std::string& level) const {

@@ -77,8 +77,16 @@ class AcrossBands {
     int best = -1;
     double bestLines = now;
     for (int m = 0; m < model.members(); ++m) {
-      if (!model.coincident(m) || model.extent(m) < kVectorIterations) continue;
+      // A loop shorter than a vector makes a partial one: better than none
+      // when the innermost loops cannot make unit-stride vectors at all (a
+      // 7x7 convolution's w against its strided channel loop: 5x faster),
+      // its lines counted per useful lane.
+      bool shortLoop = model.extent(m) < kVectorIterations;
+      if (!model.coincident(m) || (shortLoop && now != std::numeric_limits<double>::infinity())) continue;
       auto lines = linesPerIteration(scop_, model, m);
+      if (lines && shortLoop)
+        *lines *= static_cast<double>(kVectorIterations) /
+                  static_cast<double>(std::max<int64_t>(model.extent(m), 1));
       if (lines && *lines < bestLines) {
         best = m;
         bestLines = *lines;
