@@ -85,6 +85,7 @@ class CpuStrategy final : public TargetStrategy {
            if (c.options.fusion != Fusion::Basteln) return s;
            fuse::BastelnOptions bo;
            bo.redundancyLimit = c.options.bastelnRedundancy;
+           bo.promotions = &c.promotions;
            return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
          }},
         {"contract", false,

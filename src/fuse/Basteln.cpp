@@ -131,6 +131,18 @@ class TileFusion {
     return node;
   }
 
+  bool readsTransposedCopy(const isl::schedule_node& node) const {
+    if (options_.promotions) {
+      if (auto site = options_.promotions->siteOfMark(schedule::markName(node))) {
+        for (const auto& t : options_.promotions->sites[*site].tensors)
+          if (!t.layout.empty()) return true;
+      }
+    }
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+      if (readsTransposedCopy(node.child(i))) return true;
+    return false;
+  }
+
   static bool holdsPromotion(const isl::schedule_node& node) {
     if (schedule::markName(node).rfind("promote_", 0) == 0) return true;
     for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
@@ -219,6 +231,11 @@ class TileFusion {
       std::optional<isl::schedule_node_band> band = firstBandBelow(filter);
       if (!band || band->n_member() == 0 || !band->member_get_coincident(0)) {
         refuse("it has no outer parallel loop; each tile would run all of it");
+        continue;
+      }
+      // Copies run the producer's point loops without its promotions.
+      if (options_.redundancyLimit < 1 && readsTransposedCopy(filter)) {
+        refuse("its vector loops read a transposed copy that its recomputations would not have");
         continue;
       }
       isl::union_map need = inTile.apply_range(out.intersect_range(fused).reverse());

@@ -34,6 +34,7 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "target/Promotion.h"
 
 namespace tessel::fuse {
 
@@ -41,6 +42,9 @@ struct BastelnOptions {
   // The largest share of a producer's executions that may be recomputations
   // (1 - instances / executions); 1 means "fuse whatever it costs".
   double redundancyLimit = 0.25;
+  // Promotion's decisions (its marks are in the tree): a producer whose tiles
+  // read a transposed copy would read the operand in place when recomputed.
+  const target::PromotionPlan* promotions = nullptr;
 };
 
 // Appends one line per fused producer (or why one was not fused) to `explain`.

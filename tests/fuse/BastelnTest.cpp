@@ -153,6 +153,30 @@ TEST(Basteln, ProducerWritingAnOutputIsNotRecomputed) {
   EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
 }
 
+// Q Kᵀ V: promotion transposes K's tiles so that Q Kᵀ runs as outer products;
+// a copy of Q Kᵀ recomputed in the tiles of (Q Kᵀ) V would read K in place,
+// by columns, so basteln leaves it in its own tiles (unless told to fuse
+// whatever it costs).
+TEST(Basteln, ProducerReadingATransposedCopyStaysInItsTiles) {
+  const std::string tc =
+      "# sizes: M=64 N=128 D=64 E=64\n"
+      "def f(float(M,D) Q, float(N,D) K, float(N,E) V) -> (O) {\n"
+      "  S(i,j) +=! Q(i,d) * K(j,d)\n"
+      "  O(i,e) +=! S(i,j) * V(j,e)\n}\n";
+  for (double redundancy : {0.25, 1.0}) {
+    driver::CompileOptions o;
+    o.fusion = driver::Fusion::Basteln;
+    o.bastelnRedundancy = redundancy;
+    o.hardware = fixedCaches();
+    CheckedProgram c = compileAndCheck(tc, o);
+    EXPECT_TRUE(c.check.pass) << c.check.failures;
+    EXPECT_TRUE(c.has("transposed)")) << c.program.explanation;
+    EXPECT_EQ(c.has("(its vector loops read a transposed copy that its recomputations would not have)"),
+              redundancy < 1)
+        << c.program.explanation;
+  }
+}
+
 // 2mm (Fig. 9): a tile of the second product needs whole rows of the first,
 // so each tile would recompute most of it; basteln keeps the nests apart.
 TEST(Basteln, TwoMatmulsAreRefused) {
