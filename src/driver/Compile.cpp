@@ -206,23 +206,28 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     userError(std::string("the ") + strategy.name() + " target has no scheduler for --schedule to replace");
   CompiledProgram out;
   out.program = program;
+  // Each stage's wall time goes to out.passSeconds (--time-passes).
+  using Clock = std::chrono::steady_clock;
+  auto record = [&out](const std::string& name, Clock::time_point start) {
+    out.passSeconds.emplace_back(name, std::chrono::duration<double>(Clock::now() - start).count());
+  };
+  auto timed = [&record](const std::string& name, const auto& stage) {
+    auto start = Clock::now();
+    stage();
+    record(name, start);
+  };
   te::Program lowered = te::widenLowPrecisionAccumulators(program);
   if (options.dumpAfter == "widen-accumulators") out.dump = te::toString(lowered);
   poly::IslContext isl;
   try {
+    auto extractStart = Clock::now();
     poly::Scop scop = poly::extractScop(isl.ctx(), lowered);
+    record("extract", extractStart);
     isl::schedule schedule = scop.initialSchedule;
     if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
     target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
     target::PromotionPlan promotions;
     PassContext context{scop, options, host, out.explanation, out.warnings, promotions};
-    // Each stage's wall time goes to out.passSeconds (--time-passes).
-    auto timed = [&out](const std::string& name, const auto& stage) {
-      auto start = std::chrono::steady_clock::now();
-      stage();
-      out.passSeconds.emplace_back(
-          name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    };
     for (const auto& pass : passes) {
       bool replaced = pass.isScheduler && options.schedule;
       timed(pass.name, [&] {
@@ -253,7 +258,7 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
             [&] { out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation); });
     }
     if (options.dumpAfter == "stream-stores") out.dump = lir::toString(out.kernel);
-    out.cSource = backend::emitC(out.kernel);
+    timed("emit-c", [&] { out.cSource = backend::emitC(out.kernel); });
   } catch (const isl::exception& e) {
     throw InternalError("isl", e.what());
   }

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "driver/Strategy.h"
 #include "fuse/Basteln.h"
 #include "fuse/FuseOuterLoops.h"
@@ -27,6 +29,17 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
     if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
       t.levels.push_back({level.name, level.capacityBytes, level.lineBytes, level.sharedBy});
   return t;
+}
+
+// What promotion may copy under L1 tiles (0: promotion is off), which
+// sink-contiguous counts on when it picks the vector loop.
+int64_t packingBudget(const PassContext& c) {
+  using Promotion = CompileOptions::Promotion;
+  if (c.options.promotion == Promotion::Off) return 0;
+  if (c.options.promotion == Promotion::All) return target::cpu::kMaxPromotionSiteBytes;
+  for (const auto& level : tilingOptions(c).levels)
+    if (level.name == "L1") return std::min(level.capacityBytes / 2, target::cpu::kMaxPromotionSiteBytes);
+  return 0;
 }
 
 class CpuStrategy final : public TargetStrategy {
@@ -62,7 +75,7 @@ class CpuStrategy final : public TargetStrategy {
          }},
         {"sink-contiguous", false,
          [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::sinkContiguousMember(c.scop, s, c.explain);
+           return target::cpu::sinkContiguousMember(c.scop, s, packingBudget(c), c.explain);
          }},
         {"distribute-inner", false,
          [](const isl::schedule& s, PassContext& c) {

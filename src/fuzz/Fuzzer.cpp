@@ -100,6 +100,7 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
   // program order, so a run reports the same whatever the job count. A
   // finished check waiting behind a slower one does not hold a job, so one
   // slow program does not idle the other cores; a few are kept waiting at most.
+  constexpr int kWaitingChecksPerJob = 4;
   const int jobs = std::max(options.jobs, 1);
   std::map<int, std::unique_ptr<ProgramCheck>> running;
   int started = 0;
@@ -110,8 +111,8 @@ FuzzReport runFuzz(const FuzzOptions& options, std::ostream& progress) {
     return n;
   };
   auto startMore = [&] {
-    while (static_cast<int>(running.size()) < 4 * jobs && busy() < jobs && started < options.count &&
-           !(options.timeBudget > 0 && elapsed() > options.timeBudget)) {
+    while (static_cast<int>(running.size()) < kWaitingChecksPerJob * jobs && busy() < jobs &&
+           started < options.count && !(options.timeBudget > 0 && elapsed() > options.timeBudget)) {
       std::string text = render(generateProgram(programSeed(options.seed, options.first + started)));
       running[started] = std::make_unique<ProgramCheck>(text, matrix, options.timeoutSeconds);
       ++started;

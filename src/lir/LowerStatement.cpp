@@ -1,5 +1,6 @@
 #include "lir/LowerStatement.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "target/Promotion.h"
@@ -176,6 +177,12 @@ std::vector<size_t> bufferDims(const std::vector<int>& layout, size_t rank) {
   if (layout.empty())
     for (size_t d = 0; d < rank; ++d) dims.push_back(d);
   for (int d : layout) dims.push_back(static_cast<size_t>(d));
+  std::vector<size_t> sorted = dims;
+  std::sort(sorted.begin(), sorted.end());
+  bool permutation = sorted.size() == rank;
+  for (size_t d = 0; permutation && d < rank; ++d) permutation = sorted[d] == d;
+  TESSEL_CHECK(permutation, "lower-statement",
+               "a promoted buffer's layout is not a permutation of its dimensions");
   return dims;
 }
 

@@ -75,7 +75,7 @@ TEST_F(Cli, EmitStages) {
 TEST_F(Cli, TimePassesListsEveryStage) {
   auto r = runTessel("compile " + file("mm.tc") + " --time-passes");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  for (const char* stage : {"schedule", "tile", "ast", "lir", "vectorize", "total"})
+  for (const char* stage : {"extract", "schedule", "tile", "ast", "lir", "vectorize", "emit-c", "total"})
     EXPECT_NE(r.err.find(std::string("  ") + stage + " "), std::string::npos) << stage << "\n" << r.err;
   EXPECT_EQ(runTessel("compile " + file("mm.tc")).err.find("total"), std::string::npos);
 }

@@ -167,6 +167,22 @@ TEST(PromoteOperands, ColumnsReadAlongTheVectorLoopAreTransposed) {
       }
     }
   }
+  // Promotion off: nothing would transpose B, so the dot products stay.
+  Checked off = compileAndCheck(sizes({{"M", 64}, {"N", 96}, {"K", 40}}) + nt,
+                                "S_0: 16@L1, 32@L1; S_1: 16@L1, 32@L1, 16@L1", Promotion::Off);
+  EXPECT_TRUE(off.pass) << off.failures;
+  EXPECT_TRUE(contains(off.cp.explanation, "innermost loop of the band over S1: vector_reduction"))
+      << off.cp.explanation;
+  // Both operands strided along n (C(m,n) += A(n,k) * B(n,k) read by rows of
+  // n): a transposed B alone would leave A strided, so neither is copied.
+  const char* both =
+      "def f(float(M) S, float(N,K) A, float(N,K) B) -> (C) {\n  C(m,n) +=! S(m) * A(n,k) * B(n,k)\n}\n";
+  Checked two = compileAndCheck(sizes({{"M", 64}, {"N", 96}, {"K", 40}}) + both,
+                                "S_0: 16@L1, 32@L1; S_1: 16@L1, 32@L1, 16@L1", Promotion::Auto);
+  EXPECT_TRUE(two.pass) << two.failures;
+  EXPECT_FALSE(contains(two.cp.explanation, "transposed")) << two.cp.explanation;
+  EXPECT_TRUE(contains(two.cp.explanation, "innermost loop of the band over S1: vector_reduction"))
+      << two.cp.explanation;
   // Without L1 tiles nothing is copied, and the dot products stay.
   Checked untiled =
       compileAndCheck(sizes({{"M", 20}, {"N", 30}, {"K", 40}}) + nt, "S_1: *, *, *", Promotion::Auto);

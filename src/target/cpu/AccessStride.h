@@ -4,7 +4,13 @@
 
 #include <isl/cpp.h>
 
+#include <cstdint>
+
 namespace tessel::target::cpu {
+
+// f32 lanes of the widest vectors (AVX-512): a loop with fewer iterations
+// makes partial vectors.
+inline constexpr int64_t kVectorLanesF32 = 16;
 
 // How variable `dim` of an access's statement moves through the array:
 // +1 unit stride in the last array dimension only, -1 in any other array

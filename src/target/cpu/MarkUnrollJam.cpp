@@ -44,15 +44,16 @@ class UnrollJamMarker {
     // Copies of recomputed producers (under extension nodes) keep the marks
     // their original nests got; the nests they came from may run nothing.
     bool own = schedule::queryable(node) && !schedule::nodeDomain(node).is_empty();
-    if (own && node.isa<isl::schedule_node_band>())
-      node = withSharingMemberLast(node.as<isl::schedule_node_band>());
     // The innermost candidate wins: a band around tile loops fits the shape
     // too (a batch loop over a tiled matmul), but its iterations are whole
-    // tiles, which no register holds.
+    // tiles, which no register holds. A band is only reordered for unrolling
+    // when no band below it was marked.
     int markedBefore = marked_;
     int n = static_cast<int>(node.n_children());
     for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
     if (marked_ > markedBefore) return node;
+    if (own && node.isa<isl::schedule_node_band>())
+      node = withSharingMemberLast(node.as<isl::schedule_node_band>());
     if (own && node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {
       ++marked_;
       explain_ += "loop over " + statements(node) + ": may be unrolled and jammed (register tile)\n";

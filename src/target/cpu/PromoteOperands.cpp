@@ -16,9 +16,6 @@ namespace tessel::target::cpu {
 
 namespace {
 
-// Buffers live on the stack of the thread that runs the tile.
-constexpr int64_t kMaxSiteBytes = 256 * 1024;
-
 // The memory level of a tile mark ("tile_L1" -> "L1"), "" for other nodes.
 std::string tileLevel(const isl::schedule_node& node) {
   std::string name = schedule::markName(node);
@@ -86,7 +83,8 @@ class Promoter {
 
     PromotionSite site;
     site.level = level;
-    int64_t budget = options_.ignoreCost ? kMaxSiteBytes : std::min(capacity(level) / 2, kMaxSiteBytes);
+    int64_t budget =
+        options_.ignoreCost ? kMaxPromotionSiteBytes : std::min(capacity(level) / 2, kMaxPromotionSiteBytes);
     std::string notes;
     for (const te::TensorDecl* t : scop_.program->inputs()) {
       std::string why;

@@ -25,6 +25,8 @@ namespace tessel::target::cpu {
 // than it saves (a 3x3 convolution's input rows, read 12 times per element
 // under 4-channel tiles, ran 25% slower copied).
 inline constexpr double kMinPromotionReuse = 16;
+// Buffers live on the stack of the thread that runs the tile.
+inline constexpr int64_t kMaxPromotionSiteBytes = 256 * 1024;
 
 struct PromotionOptions {
   std::vector<tile::CacheLevel> levels;  // the machine's caches: the budget of each tile level

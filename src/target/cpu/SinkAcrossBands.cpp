@@ -2,6 +2,7 @@
 
 #include <isl/schedule_node.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -16,8 +17,15 @@ namespace tessel::target::cpu {
 
 namespace {
 
-// Fewer iterations than the lanes of one AVX-512 f32 vector make poor vectors.
-constexpr int64_t kVectorIterations = 16;
+// Fewer iterations make no vector at all (the vectorizer keeps them scalar).
+constexpr int64_t kMinVectorIterations = 4;
+
+// Lines per useful lane: a loop shorter than a vector pays for the idle lanes.
+double perLane(double lines, int64_t extent) {
+  return extent < kVectorLanesF32 ? lines * static_cast<double>(kVectorLanesF32) /
+                                        static_cast<double>(std::max<int64_t>(extent, 1))
+                                  : lines;
+}
 
 // Cache lines one iteration of `member` touches over the band's statements,
 // writes counted twice (as sink-contiguous weighs them); nullopt when an
@@ -56,15 +64,16 @@ class AcrossBands {
 
  private:
   // The innermost loops below `band` now: the last member of each innermost
-  // band under it, its cost, or +infinity when it cannot make full vectors.
+  // band under it, its cost per useful lane, or +infinity when it makes no
+  // unit-stride vectors at all.
   double innermostCost(const isl::schedule_node& node, bool below = false) const {
     double worst = 0;
     if (below && node.isa<isl::schedule_node_band>() && !schedule::hasBandBelow(node)) {
       tile::BandModel model(scop_, node.as<isl::schedule_node_band>(), 64);
       int last = model.members() - 1;
       auto lines = linesPerIteration(scop_, model, last);
-      if (model.extent(last) < kVectorIterations || !lines) return std::numeric_limits<double>::infinity();
-      return *lines;
+      if (model.extent(last) < kMinVectorIterations || !lines) return std::numeric_limits<double>::infinity();
+      return perLane(*lines, model.extent(last));
     }
     for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
       worst = std::max(worst, innermostCost(node.child(i), true));
@@ -77,16 +86,12 @@ class AcrossBands {
     int best = -1;
     double bestLines = now;
     for (int m = 0; m < model.members(); ++m) {
-      // A loop shorter than a vector makes a partial one: better than none
-      // when the innermost loops cannot make unit-stride vectors at all (a
-      // 7x7 convolution's w against its strided channel loop: 5x faster),
-      // its lines counted per useful lane.
-      bool shortLoop = model.extent(m) < kVectorIterations;
-      if (!model.coincident(m) || (shortLoop && now != std::numeric_limits<double>::infinity())) continue;
+      // A loop shorter than a vector makes a partial one, its lines counted
+      // per useful lane: better than a strided or shorter innermost loop (a
+      // 7x7 convolution's w against its strided channel loop: 5x faster).
+      if (!model.coincident(m) || model.extent(m) < kMinVectorIterations) continue;
       auto lines = linesPerIteration(scop_, model, m);
-      if (lines && shortLoop)
-        *lines *= static_cast<double>(kVectorIterations) /
-                  static_cast<double>(std::max<int64_t>(model.extent(m), 1));
+      if (lines) *lines = perLane(*lines, model.extent(m));
       if (lines && *lines < bestLines) {
         best = m;
         bestLines = *lines;
@@ -129,7 +134,7 @@ class AcrossBands {
     for (const auto& s : model.statements()) os << " " << s;
     os << ": member " << best << " moved below the bands under it (";
     if (now == std::numeric_limits<double>::infinity())
-      os << "the innermost loops could not make full unit-stride vectors";
+      os << "the innermost loops make no unit-stride vectors";
     else
       os << now << " cache lines per innermost iteration";
     os << "; " << bestLines << " after)\n";

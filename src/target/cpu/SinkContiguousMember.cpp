@@ -15,12 +15,10 @@ namespace tessel::target::cpu {
 
 namespace {
 
-// f32 lanes of the widest vectors (AVX-512).
-constexpr int64_t kVectorLanes = 16;
-
 class Sinker {
  public:
-  Sinker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+  Sinker(const poly::Scop& scop, int64_t packingBudgetBytes, std::string& explain)
+      : scop_(scop), packingBudgetBytes_(packingBudgetBytes), explain_(explain) {}
 
   isl::schedule_node visit(isl::schedule_node node, bool insideBand = false) {
     if (node.isa<isl::schedule_node_band>()) {
@@ -50,11 +48,12 @@ class Sinker {
   // runs a reduction innermost: dot products, reading two vectors per
   // multiply-add where a parallel vector loop reuses broadcast values across a
   // register tile; it pays two lines per vector more (A B^T ran 5x slower).
-  double cost(const tile::BandModel& model, int member, bool underL1Tiles) const {
+  double cost(const tile::BandModel& model, int member,
+              const std::optional<std::vector<int64_t>>& tile) const {
     double total = 0;
     auto lines = [&](const isl::map& access, int dim, const std::string& statement) {
       int c = contiguity(access, dim);
-      if (c < 0 && underL1Tiles && packable(model, access, statement)) c = 1;
+      if (c < 0 && tile && packable(model, *tile, access, statement, dim)) c = 1;
       return c > 0 ? 1.0 / 16 : c < 0 ? 1.0 : 0.0;
     };
     bool reduces = false;
@@ -81,26 +80,52 @@ class Sinker {
     // leaves lanes idle and pays its loop overhead per few elements, so its
     // lines count per useful lane (a 3x3 convolution's kw, contiguous in the
     // input and the weights, ran 16x slower innermost than w).
-    int64_t extent = model.extents()[static_cast<size_t>(member)];
-    if (extent > 0 && extent < kVectorLanes)
-      total *= static_cast<double>(kVectorLanes) / static_cast<double>(extent);
+    int64_t extent = (tile ? *tile : model.extents())[static_cast<size_t>(member)];
+    if (extent > 0 && extent < kVectorLanesF32)
+      total *= static_cast<double>(kVectorLanesF32) / static_cast<double>(extent);
     return total;
   }
 
-  // Whether promotion will copy this read into a buffer of its own layout: a
-  // read of an f32 program input that the members it does not move with
-  // reuse as often as promotion asks.
-  bool packable(const tile::BandModel& model, const isl::map& access, const std::string& statement) const {
+  // Whether promotion will copy this read, strided along statement variable
+  // `dim`, into a buffer of its own layout (PromoteOperands' rules): a read
+  // of an f32 program input that the members it does not move with reuse as
+  // often as promotion asks, whose tile fits promotion's budget, and the only
+  // read of the statement strided along `dim` (another would keep the loop
+  // scalar, and promotion then transposes nothing).
+  bool packable(const tile::BandModel& model, const std::vector<int64_t>& tile, const isl::map& access,
+                const std::string& statement, int dim) const {
+    if (packingBudgetBytes_ <= 0) return false;
     std::string tensor = access.range_tuple_id().name();
     bool input = false;
     for (const te::TensorDecl* t : scop_.program->inputs()) input = input || t->name == tensor;
     if (!input || scop_.program->tensor(tensor).dtype != te::DType::F32) return false;
-    double reuse = 1;
+    double reuse = 1, elements = 1;
     for (int m = 0; m < model.members(); ++m) {
-      int dim = model.statementDim(statement, m);
-      if (dim >= 0 && !movesWith(access, dim)) reuse *= static_cast<double>(model.extent(m));
+      int d = model.statementDim(statement, m);
+      if (d < 0) continue;
+      double extent = static_cast<double>(tile[static_cast<size_t>(m)]);
+      if (movesWith(access, d))
+        elements *= extent;
+      else
+        reuse *= extent;
     }
-    return reuse >= kMinPromotionReuse;
+    if (reuse < kMinPromotionReuse || elements * 4 > static_cast<double>(packingBudgetBytes_)) return false;
+    int strided = 0;
+    scop_.statement(statement).reads.foreach_map(
+        [&](isl::map m) { strided += contiguity(m, dim) < 0 ? 1 : 0; });
+    return strided == 1;
+  }
+
+  // The band's extents within one tile (the tile sizes), if isl finds a
+  // fixed box.
+  static std::optional<std::vector<int64_t>> tileExtents(const isl::schedule_node_band& band) {
+    isl::union_map tileToPoints = band.prefix_schedule_union_map()
+                                      .intersect_domain(schedule::nodeDomain(band))
+                                      .reverse()
+                                      .apply_range(isl::union_map::from(band.partial_schedule()));
+    auto sizes = boxSizes(tileToPoints);
+    if (sizes && sizes->size() != band.n_member()) return std::nullopt;
+    return sizes;
   }
 
   // Promotion's sites: a point band right under the tile band of an L1 tile mark.
@@ -116,11 +141,12 @@ class Sinker {
     tile::BandModel model(scop_, band, 64);
     int n = model.members();
     int best = n - 1;
-    bool l1 = underL1Tiles(band);
-    double bestCost = cost(model, n - 1, l1);
+    std::optional<std::vector<int64_t>> tile;
+    if (underL1Tiles(band)) tile = tileExtents(band);
+    double bestCost = cost(model, n - 1, tile);
     for (int m = 0; m < n - 1; ++m) {
       if (outermost && m == 0 && model.coincident(0) && !model.coincident(1)) continue;
-      double c = cost(model, m, l1);
+      double c = cost(model, m, tile);
       if (c < bestCost) {
         best = m;
         bestCost = c;
@@ -145,14 +171,15 @@ class Sinker {
   }
 
   const poly::Scop& scop_;
+  int64_t packingBudgetBytes_;
   std::string& explain_;
 };
 
 }  // namespace
 
 isl::schedule sinkContiguousMember(const poly::Scop& scop, const isl::schedule& schedule,
-                                   std::string& explain) {
-  return Sinker(scop, explain).visit(schedule.root()).schedule();
+                                   int64_t packingBudgetBytes, std::string& explain) {
+  return Sinker(scop, packingBudgetBytes, explain).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::target::cpu

@@ -8,14 +8,17 @@
 
 #include <isl/cpp.h>
 
+#include <cstdint>
 #include <string>
 
 #include "poly/Scop.h"
 
 namespace tessel::target::cpu {
 
+// `packingBudgetBytes`: what promotion may copy under L1 tiles (0 when it is
+// off); a read it will copy, transposed if need be, counts as contiguous.
 // Appends one line per band it reorders to `explain`.
 isl::schedule sinkContiguousMember(const poly::Scop& scop, const isl::schedule& schedule,
-                                   std::string& explain);
+                                   int64_t packingBudgetBytes, std::string& explain);
 
 }  // namespace tessel::target::cpu
