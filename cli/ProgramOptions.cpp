@@ -44,7 +44,8 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "compile for the machine described in this JSON file (see 'tessel target --json')");
   cmd->add_option("--schedule-time-limit", args.scheduleTimeLimitSeconds,
                   "seconds the scheduler may spend per attempt before it falls back to less fusion, with a "
-                  "warning (0: no limit; default 10)")
+                  "warning, and basteln's dataflow check per fusion before it refuses that fusion (0: no "
+                  "limit; default 10)")
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("--explain", args.explain,
                 "print the passes' decisions (tile sizes and the model's numbers)");

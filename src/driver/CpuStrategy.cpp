@@ -99,6 +99,7 @@ class CpuStrategy final : public TargetStrategy {
            fuse::BastelnOptions bo;
            bo.redundancyLimit = c.options.bastelnRedundancy;
            bo.promotions = &c.promotions;
+           bo.checkTimeLimit = c.options.scheduleTimeLimit;
            return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
          }},
         {"contract", false,

@@ -353,12 +353,15 @@ class TileFusion {
     std::string violation;
     poly::IslWorkLimit limit;
     limit.maxOperations = kCheckOperations;
+    limit.deadline = options_.checkTimeLimit;
     auto checked = poly::runBounded(schedule.ctx(), limit, [&] {
       violation = schedule::dataflowViolation(scop_, result, moved);
       return result;
     });
     if (!checked.value) {
-      why = "the dataflow check of the fused tree took too long";
+      why = checked.stop == poly::IslStop::Deadline
+                ? "the dataflow check of the fused tree ran past the scheduling time limit"
+                : "the dataflow check of the fused tree took too long";
       return std::nullopt;
     }
     if (!violation.empty()) {

@@ -31,6 +31,7 @@
 
 #include <isl/cpp.h>
 
+#include <chrono>
 #include <string>
 
 #include "poly/Scop.h"
@@ -45,6 +46,10 @@ struct BastelnOptions {
   // Promotion's decisions (its marks are in the tree): a producer whose tiles
   // read a transposed copy would read the operand in place when recomputed.
   const target::PromotionPlan* promotions = nullptr;
+  // Wall time one fusion's dataflow check may take (0: no limit; the check
+  // also has an isl operation quota). A check stopped by either refuses that
+  // fusion: small tiles over many statements made one check run 38 s.
+  std::chrono::milliseconds checkTimeLimit{0};
 };
 
 // Appends one line per fused producer (or why one was not fused) to `explain`.

@@ -153,6 +153,24 @@ TEST(Basteln, ProducerWritingAnOutputIsNotRecomputed) {
   EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
 }
 
+// The dataflow check of each fusion stops at the scheduling time limit
+// (a fuzzed program with small tiles spent 38 s in one); the fusion is then
+// refused and the kernel stays right.
+TEST(Basteln, DataflowCheckStopsAtTheTimeLimit) {
+  // The scheduler's tree comes from a file, so that the 1 ms limit bounds
+  // the dataflow check alone.
+  driver::CompileOptions scheduled = basteln(4, 1.0);
+  scheduled.dumpAfter = "schedule";
+  std::string tree = driver::compile(front::testing::lowerText(convPipeline(61, 67)), scheduled).dump;
+  driver::CompileOptions o = basteln(4, 1.0);
+  o.schedule = driver::CompileOptions::ScheduleFile{"test", tree};
+  o.scheduleTimeLimit = std::chrono::milliseconds(1);
+  CheckedProgram c = compileAndCheck(convPipeline(61, 67), o);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("the dataflow check of the fused tree ran past the scheduling time limit"))
+      << c.program.explanation;
+}
+
 // Q Kᵀ V: promotion transposes K's tiles so that Q Kᵀ runs as outer products;
 // a copy of Q Kᵀ recomputed in the tiles of (Q Kᵀ) V would read K in place,
 // by columns, so basteln leaves it in its own tiles (unless told to fuse
