@@ -47,7 +47,8 @@ class Sinker {
   // become columns). A member along which a statement's write does not move
   // runs a reduction innermost: dot products, reading two vectors per
   // multiply-add where a parallel vector loop reuses broadcast values across a
-  // register tile; it pays two lines per vector more (A B^T ran 5x slower).
+  // register tile, and summing the lanes at the end; it pays four lines per
+  // vector more (A B^T ran 5x slower).
   double cost(const tile::BandModel& model, int member,
               const std::optional<std::vector<int64_t>>& tile) const {
     double total = 0;
