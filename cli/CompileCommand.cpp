@@ -28,11 +28,11 @@ int compileCommand(const CompileArgs& a) {
   LoadedProgram lp = loadProgram(a.program.spec);
   driver::CompileOptions co = compileOptionsFrom(a.program);
   co.dumpAfter = a.dumpAfter;
+  co.dumpSink = [](const std::string& text) { std::cout << text << std::flush; };
   driver::CompiledProgram cp = driver::compile(lp.program, co);
   printDiagnostics(a.program, cp);
   // The explanation goes to stdout unless a stage is printed there.
   if (a.program.explain) (a.emit.empty() && a.dumpAfter.empty() ? std::cout : std::cerr) << cp.explanation;
-  if (!a.dumpAfter.empty()) std::cout << cp.dump;
   if (a.emit == "schedule") std::cout << cp.scheduleYaml;
   if (a.emit == "ast") std::cout << cp.astC;
   if (a.emit == "lir") std::cout << lir::toString(cp.kernel);

@@ -206,6 +206,10 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     userError(std::string("the ") + strategy.name() + " target has no scheduler for --schedule to replace");
   CompiledProgram out;
   out.program = program;
+  auto keepDump = [&out, &options](std::string text) {
+    if (options.dumpSink) options.dumpSink(text);
+    out.dump = std::move(text);
+  };
   // Each stage's wall time goes to out.passSeconds (--time-passes).
   using Clock = std::chrono::steady_clock;
   auto record = [&out](const std::string& name, Clock::time_point start) {
@@ -217,14 +221,14 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     record(name, start);
   };
   te::Program lowered = te::widenLowPrecisionAccumulators(program);
-  if (options.dumpAfter == "widen-accumulators") out.dump = te::toString(lowered);
+  if (options.dumpAfter == "widen-accumulators") keepDump(te::toString(lowered));
   poly::IslContext isl;
   try {
     auto extractStart = Clock::now();
     poly::Scop scop = poly::extractScop(isl.ctx(), lowered);
     record("extract", extractStart);
     isl::schedule schedule = scop.initialSchedule;
-    if (options.dumpAfter == "extract") out.dump = poly::scheduleToYaml(schedule);
+    if (options.dumpAfter == "extract") keepDump(poly::scheduleToYaml(schedule));
     target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
     target::PromotionPlan promotions;
     PassContext context{scop, options, host, out.explanation, out.warnings, promotions};
@@ -233,23 +237,23 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
       timed(pass.name, [&] {
         schedule = replaced ? userSchedule(scop, isl.ctx(), *options.schedule) : pass.run(schedule, context);
       });
-      if (options.dumpAfter == pass.name) out.dump = poly::scheduleToYaml(schedule);
+      if (options.dumpAfter == pass.name) keepDump(poly::scheduleToYaml(schedule));
     }
     out.scheduleYaml = poly::scheduleToYaml(schedule);
     lir::GeneratedAst ast;
     timed("ast", [&] { ast = astFor(schedule, scop, promotions, options); });
     out.astC = ast.root.to_C_str();
-    if (options.dumpAfter == "ast") out.dump = out.astC;
+    if (options.dumpAfter == "ast") keepDump(out.astC);
     timed("lir", [&] { out.kernel = lir::astToLir(lowered, scop, ast, promotions); });
-    if (options.dumpAfter == "lir") out.dump = lir::toString(out.kernel);
+    if (options.dumpAfter == "lir") keepDump(lir::toString(out.kernel));
     if (options.vectorize)
       timed("vectorize",
             [&] { out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation); });
-    if (options.dumpAfter == "vectorize") out.dump = lir::toString(out.kernel);
+    if (options.dumpAfter == "vectorize") keepDump(lir::toString(out.kernel));
     if (options.vectorize)
       timed("register-tile",
             [&] { out.kernel = lir::registerTile(out.kernel, out.kernel.vectorIsa, out.explanation); });
-    if (options.dumpAfter == "register-tile") out.dump = lir::toString(out.kernel);
+    if (options.dumpAfter == "register-tile") keepDump(lir::toString(out.kernel));
     if (options.vectorize && options.streamingStores != CompileOptions::StreamingStores::Off) {
       int64_t threshold = options.streamingStores == CompileOptions::StreamingStores::Always
                               ? 0
@@ -257,7 +261,7 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
       timed("stream-stores",
             [&] { out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation); });
     }
-    if (options.dumpAfter == "stream-stores") out.dump = lir::toString(out.kernel);
+    if (options.dumpAfter == "stream-stores") keepDump(lir::toString(out.kernel));
     timed("emit-c", [&] { out.cSource = backend::emitC(out.kernel); });
   } catch (const isl::exception& e) {
     throw InternalError("isl", e.what());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,10 @@ struct CompileOptions {
   // scheduler falls back to a cheaper schedule and warns.
   std::chrono::milliseconds scheduleTimeLimit{10'000};
   std::string dumpAfter;  // name of a pass whose result to keep as text ("" = none)
+  // Called with that text as soon as the pass has run, so that a later
+  // stage's failure (an internal error in AST generation, say) does not hide
+  // it; the CLI prints it. Not part of the options' identity.
+  std::function<void(const std::string&)> dumpSink;
   // A schedule tree (isl YAML, as --dump-after prints it) used instead of the
   // scheduler's; checked against the dependences before use.
   struct ScheduleFile {

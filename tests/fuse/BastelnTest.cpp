@@ -216,6 +216,31 @@ TEST(Basteln, TwoMatmulsAreRefused) {
   EXPECT_NE(forced.program.dump.find("extension:"), std::string::npos) << forced.program.explanation;
 }
 
+// Every tile of T4 reads the column T3(*, 0), so each recomputes A's column.
+// Inside the copy, the copy's second loop is the constant 0: isl generates
+// what lies under it once per statement, so A's buffer goes above the copy's
+// loops, the tile's column slice (4 rows: T4's reduction is tiled by 4),
+// which init, update and reader share.
+TEST(Basteln, RecomputedColumnKeepsItsBufferAboveTheCopyLoops) {
+  for (int n : {1, 5, 13}) {
+    const std::string tc = "# sizes: N=" + std::to_string(n) +
+                           "\n"
+                           "def f(float(N,N) X) -> (T4) {\n"
+                           "  A(i0, i1) +=! sigmoid(X(i1, r0)) where i0 in 0:N, i1 in 0:N, r0 in 0:N\n"
+                           "  T3(i0, i1) = A(i0, i1) * 2\n"
+                           "  T4(i0, i1) +=! fmax(T3(r0, 0), 0) where i0 in 0:N, i1 in 0:N, r0 in 0:N\n}\n";
+    CheckedProgram c = compileAndCheck(tc, basteln(4, 1.0));
+    EXPECT_TRUE(c.check.pass) << n << "\n" << c.check.failures;
+    if (n == 1) continue;  // one iteration: nothing to recompute
+    EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << n << "\n" << c.program.explanation;
+    EXPECT_TRUE(c.has("contraction: A (" + std::to_string(n) + "x" + std::to_string(n) +
+                      ") becomes a 4x1 buffer per iteration of the loops around S2 S1 S0, "
+                      "recomputed in each"))
+        << n << "\n"
+        << c.program.explanation;
+  }
+}
+
 // Alg. 2 tiles the outputs: a separable blur's vertical pass has too little
 // reuse for Auto Tiling alone, but under basteln it gets row tiles (whole
 // rows, at least one per core) into which the horizontal pass is recomputed

@@ -34,6 +34,23 @@ std::string treeAfter(const std::string& pass, const std::string& tiles = "") {
   return driver::compile(p, o).dump;
 }
 
+// The sink sees the dump when the pass has run (the CLI prints it there, so
+// that a later stage's internal error does not hide it).
+TEST(ScheduleGolden, DumpGoesToTheSinkToo) {
+  te::Program p = front::testing::lowerText(
+      "# sizes: M=4 N=5 K=3\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
+      "B(k,n)\n}\n");
+  driver::CompileOptions o;
+  o.dumpAfter = "tile";
+  o.hardware = goldenMachine();
+  std::vector<std::string> sunk;
+  o.dumpSink = [&sunk](const std::string& text) { sunk.push_back(text); };
+  std::string dump = driver::compile(p, o).dump;
+  ASSERT_EQ(sunk.size(), 1u);
+  EXPECT_EQ(sunk[0], dump);
+  EXPECT_NE(dump.find("schedule:"), std::string::npos);
+}
+
 TEST(ScheduleGolden, MatmulAfterExtract) {
   EXPECT_EQ(
       treeAfter("extract"),

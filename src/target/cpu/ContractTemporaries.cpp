@@ -1,6 +1,8 @@
 #include "target/cpu/ContractTemporaries.h"
 
+#include <isl/map.h>
 #include <isl/schedule_node.h>
+#include <isl/set.h>
 
 #include <algorithm>
 #include <map>
@@ -47,8 +49,14 @@ class Contractor {
     for (const te::TensorDecl* t : scop_.program->temporaries()) {
       std::string why;
       std::optional<Temporary> temporary = analyze(*t, executed, why);
+      std::optional<isl::union_set> recomputed;
+      if (temporary && extended) {
+        isl::union_set writers = writesOf(scop_, temporary->accessors, t->name).domain();
+        isl::union_set copies = writers.intersect(extensionRange(schedule));
+        if (!copies.is_empty()) recomputed = copies;
+      }
       std::optional<Placement> best;
-      if (temporary) best = place(schedule.root(), {}, *temporary);
+      if (temporary) best = place(schedule.root(), {}, *temporary, recomputed.has_value(), PathState());
       if (!best) {
         explain_ += "contraction: " + t->name + " stays a full array" +
                     (why.empty() ? std::string(" (no loop keeps each of its values within one iteration)")
@@ -65,17 +73,14 @@ class Contractor {
                     std::to_string(kMaxSiteBytes / 1024) + " KiB)\n";
         continue;
       }
-      PromotedTensor promoted{t->name, "", best->box, true, temporary->flow, std::nullopt, {}};
-      if (extended) {
-        isl::union_set writers = writesOf(scop_, temporary->accessors, t->name).domain();
-        isl::union_set recomputed = writers.intersect(extensionRange(schedule));
-        if (!recomputed.is_empty()) promoted.recomputed = recomputed;
-      }
+      PromotedTensor promoted{t->name, "", best->box, true, temporary->flow, recomputed, {}};
       site.push_back(promoted);
       explain_ += "contraction: " + t->name + " (" + boxText(t->shape) + ") becomes a " + boxText(best->box) +
                   " buffer per iteration of the loops around " +
                   schedule::statementNames(temporary->accessors) +
-                  " (where code generation splits them apart, the array stays)\n";
+                  (recomputed ? std::string(", recomputed in each")
+                              : std::string(" (where code generation splits them apart, the array stays)")) +
+                  "\n";
     }
     // Deepest paths first: a mark inserted higher up does not move them.
     std::vector<std::vector<int>> paths;
@@ -158,17 +163,31 @@ class Contractor {
     return temp;
   }
 
+  // Where the search stands on the path from the root: recomputed
+  // temporaries care about the bands between an extension node and the site.
+  struct PathState {
+    bool belowExtension = false;
+    bool generatedWhole = true;  // no band there may be generated in pieces
+  };
+
   // The deepest point under a band, at or below `node`, where the temporary
   // qualifies; `node` runs all its accesses.
-  std::optional<Placement> place(const isl::schedule_node& node, std::vector<int> path,
-                                 const Temporary& t) const {
+  //
+  // A recomputed temporary has no array to fall back on when AST generation
+  // splits its site (see AstToLir), so below an extension node its site goes
+  // only under bands that isl generates whole (`generatedWhole`). No band
+  // above an extension node splits: isl keeps everything around one together.
+  std::optional<Placement> place(const isl::schedule_node& node, std::vector<int> path, const Temporary& t,
+                                 bool recomputed, PathState state) const {
     std::optional<Placement> best;
-    // Inside a vector loop, a buffer per iteration would stop its vectorization.
+    if (recomputed && node.isa<isl::schedule_node_extension>()) state.belowExtension = true;
+    if (state.belowExtension && node.isa<isl::schedule_node_band>())
+      state.generatedWhole = state.generatedWhole && generatedWhole(node);
     if (node.isa<isl::schedule_node_band>() && node.has_parent()) {
       std::string mark = schedule::markName(node.parent());
       if (mark == kVectorMark || mark == kVectorReductionMark) return std::nullopt;
     }
-    if (node.isa<isl::schedule_node_band>()) {
+    if (node.isa<isl::schedule_node_band>() && state.generatedWhole) {
       std::vector<int> below = path;
       below.push_back(0);
       if (auto box = boxPerIteration(node.child(0), t)) best = Placement{below, *box};
@@ -178,10 +197,48 @@ class Contractor {
       if (!t.accessors.is_subset(schedule::executedBelow(child))) continue;
       std::vector<int> childPath = path;
       childPath.push_back(i);
-      if (auto deeper = place(child, childPath, t)) best = deeper;
+      if (auto deeper = place(child, childPath, t, recomputed, state)) best = deeper;
       break;
     }
     return best;
+  }
+
+  // Whether isl's AST generator builds the subtree under `band` once per
+  // iteration of its loops. It builds it once per group of statements that
+  // the band's members interleave: at each member it links two statements
+  // when, with the members before held equal, one may run after the other
+  // somewhere from that member on; where no member does (a member constant
+  // over both, as in a recomputed column), the order of the subtree splits
+  // them. A sufficient condition: every statement has the same schedule
+  // domain over the band's prefix, and at every value of the members before
+  // it the innermost member takes at least two values.
+  static bool generatedWhole(const isl::schedule_node& band) {
+    isl::union_map prefix =
+        schedule::prefixRelation(band.child(0)).intersect_domain(schedule::executedBelow(band.child(0)));
+    std::optional<isl::set> domain;
+    bool identical = true;
+    int statements = 0;
+    prefix.foreach_map([&](isl::map m) {
+      ++statements;
+      isl::set range = m.range();
+      if (!domain)
+        domain = range;
+      else
+        identical = identical && range.is_equal(*domain);
+    });
+    if (!domain || !identical) return false;
+    if (statements == 1) return true;
+    int last = static_cast<int>(domain->tuple_dim()) - 1;
+    if (last < 0) return false;
+    // x -> y in the domain, equal before the innermost member, y after x there.
+    isl_map* pairs = isl_map_from_domain_and_range(domain->copy(), domain->copy());
+    for (int d = 0; d < last; ++d) pairs = isl_map_equate(pairs, isl_dim_in, d, isl_dim_out, d);
+    pairs = isl_map_order_lt(pairs, isl_dim_in, last, isl_dim_out, last);
+    auto outer = [last](isl_set* set) {
+      return isl::manage(isl_set_project_out(set, isl_dim_set, static_cast<unsigned>(last), 1));
+    };
+    isl::set varying = outer(isl_map_domain(pairs));
+    return outer(domain->copy()).is_subset(varying);
   }
 
   // The buffer for one iteration of the loops above `node`, when every value
