@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "backend/CEmitter.h"
+#include "fuse/InlineElementwise.h"
 #include "lir/AstToLir.h"
 #include "lir/RegisterTile.h"
 #include "lir/StreamStores.h"
@@ -133,7 +134,7 @@ CompileOptions::StreamingStores parseStreamingStores(const std::string& text) {
 }
 
 std::vector<std::string> passNames(const TargetStrategy& strategy) {
-  std::vector<std::string> names = {"widen-accumulators", "extract"};
+  std::vector<std::string> names = {"widen-accumulators", "inline", "extract"};
   for (const auto& p : strategy.schedulePasses()) names.push_back(p.name);
   names.insert(names.end(), {"ast", "lir", "vectorize", "register-tile", "stream-stores"});
   return names;
@@ -224,6 +225,9 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   if (options.dumpAfter == "widen-accumulators") keepDump(te::toString(lowered));
   poly::IslContext isl;
   try {
+    if (options.fusion == Fusion::Basteln)
+      timed("inline", [&] { lowered = fuse::inlineElementwise(isl.ctx(), lowered, out.explanation); });
+    if (options.dumpAfter == "inline") keepDump(te::toString(lowered));
     auto extractStart = Clock::now();
     poly::Scop scop = poly::extractScop(isl.ctx(), lowered);
     record("extract", extractStart);

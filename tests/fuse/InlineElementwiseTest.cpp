@@ -1,0 +1,120 @@
+// Elementwise inlining (paper 001 Alg. 5, part of basteln): a temporary
+// whose elements are each read once disappears into its reader; one that a
+// stencil or a broadcast reads, or whose inputs change before its reader,
+// stays. Every kernel is checked against the interpreter at awkward sizes.
+#include <gtest/gtest.h>
+
+#include "../support/RowPrograms.h"
+#include "driver/Compile.h"
+
+namespace tessel::fuse {
+namespace {
+
+using testing::CheckedProgram;
+using testing::compileAndCheck;
+
+driver::CompileOptions basteln() {
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.dumpAfter = "inline";
+  return o;
+}
+
+bool hasTemporary(const CheckedProgram& c, const std::string& name) {
+  for (const auto& t : c.program.kernel.temporaries)
+    if (t.name == name) return true;
+  return false;
+}
+
+// A chain of elementwise stages ends in a row sum: each element of A and B
+// is read once, so both are inlined (B first reads A, then the sum reads B).
+TEST(InlineElementwise, ChainIntoAReductionDisappears) {
+  for (auto [n, d] : {std::pair{1, 1}, {7, 13}, {13, 127}}) {
+    const std::string tc = "# sizes: N=" + std::to_string(n) + " D=" + std::to_string(d) +
+                           "\n"
+                           "def f(float(N,D) X, float(N,D) Y) -> (R) {\n"
+                           "  A(n, d) = X(n, d) * 2\n"
+                           "  B(n, d) = exp(A(n, d) - Y(n, d))\n"
+                           "  R(n) +=! B(n, d)\n}\n";
+    CheckedProgram c = compileAndCheck(tc, basteln());
+    EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("inline: A inlined into B\n")) << c.program.explanation;
+    EXPECT_TRUE(c.has("inline: B inlined into R\n")) << c.program.explanation;
+    EXPECT_EQ(c.program.dump.find("A("), std::string::npos) << c.program.dump;
+    EXPECT_EQ(c.program.dump.find("B("), std::string::npos) << c.program.dump;
+    EXPECT_FALSE(hasTemporary(c, "A") || hasTemporary(c, "B"));
+  }
+}
+
+// A transposing reader that reads T once gets T's expression; one that
+// reads it three times keeps T.
+TEST(InlineElementwise, TransposedReaderGetsTheExpression) {
+  const std::string tc =
+      "# sizes: M=13 N=7\n"
+      "def f(float(M,N) X) -> (O) {\n"
+      "  T(m, n) = X(m, n) + 1\n"
+      "  O(n, m) = T(m, n) * T(m, n) == 0 ? 1 : 2 * T(m, n)\n}\n";
+  CheckedProgram twice = compileAndCheck(tc, basteln());
+  EXPECT_TRUE(twice.check.pass) << twice.check.failures;
+  EXPECT_TRUE(twice.has("inline: T kept (a reader reads it at 3 places)")) << twice.program.explanation;
+  const std::string once =
+      "# sizes: M=13 N=7\n"
+      "def f(float(M,N) X) -> (O) {\n"
+      "  T(m, n) = X(m, n) + 1\n"
+      "  O(n, m) = 2 * T(m, n)\n}\n";
+  CheckedProgram c = compileAndCheck(once, basteln());
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("inline: T inlined into O")) << c.program.explanation;
+}
+
+// Inlining would recompute: a 3-tap stencil and a broadcast read each
+// element several times, so their temporaries stay (basteln may still
+// recompute them per tile).
+TEST(InlineElementwise, StencilAndBroadcastReadersKeepTheirTemporaries) {
+  const std::string tc =
+      "# sizes: N=127 D=13\n"
+      "def f(float(N) X, float(N,D) Y) -> (S, O) {\n"
+      "  A(n) = X(n) * 0.5\n"
+      "  S(n) = A(n) + A(n + 1) + A(n + 2) where n in 0:N-2\n"
+      "  B(n) = X(n) + 3\n"
+      "  O(n, d) = B(n) * Y(n, d)\n}\n";
+  CheckedProgram c = compileAndCheck(tc, basteln());
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("inline: A kept (a reader reads it at 3 places)")) << c.program.explanation;
+  EXPECT_TRUE(c.has("inline: B kept (some element is read more than once)")) << c.program.explanation;
+}
+
+// Q changes between T's stage and T's reader: T's expression must be
+// evaluated where T is, so T stays.
+TEST(InlineElementwise, InputsChangingBeforeTheReaderKeepIt) {
+  const std::string tc =
+      "# sizes: N=13\n"
+      "def f(float(N) X) -> (O) {\n"
+      "  Q(n) = X(n) + 1\n"
+      "  T(n) = Q(n) * 2\n"
+      "  Q(n) = X(n) - 4\n"
+      "  O(n) = T(n) + Q(n)\n}\n";
+  CheckedProgram c = compileAndCheck(tc, basteln());
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("inline: T kept (its expression reads Q, which changes before its last reader)"))
+      << c.program.explanation;
+  EXPECT_TRUE(c.has("inline: Q kept (another stage writes it too)")) << c.program.explanation;
+}
+
+// Smart fusion leaves the program alone.
+TEST(InlineElementwise, OnlyUnderBasteln) {
+  const std::string tc =
+      "# sizes: N=13\n"
+      "def f(float(N) X) -> (O) {\n"
+      "  T(n) = X(n) + 1\n"
+      "  O(n) = T(n) * 2\n}\n";
+  driver::CompileOptions smart;
+  smart.dumpAfter = "inline";
+  CheckedProgram c = compileAndCheck(tc, smart);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_EQ(c.program.explanation.find("inline:"), std::string::npos) << c.program.explanation;
+  EXPECT_NE(c.program.dump.find("T("), std::string::npos) << c.program.dump;
+}
+
+}  // namespace
+}  // namespace tessel::fuse
