@@ -34,6 +34,15 @@ isl::union_set instancesAt(const isl::schedule_node& node) {
   return domain;
 }
 
+// The instances a producer's sequence child runs: its filter, and the
+// `reserved` filters below it that earlier fusions left.
+isl::union_set producerInstances(const isl::schedule_node& filter) {
+  isl::union_set domain = instancesAt(filter);
+  for (isl::schedule_node node = filter.child(0); node.isa<isl::schedule_node_filter>(); node = node.child(0))
+    domain = domain.intersect(node.as<isl::schedule_node_filter>().get_filter());
+  return domain;
+}
+
 // `node`, or its child when `node` is the mark of tiles made for fusion.
 isl::schedule_node belowFusionMark(const isl::schedule_node& node) {
   return schedule::markName(node) == tile::kFusionTilesMark ? node.child(0) : node;
@@ -209,9 +218,13 @@ class TileFusion {
     isl::union_set fused = consumerDomain;
     isl::union_map flow = scop_.deps.flow;
     for (int j = consumer - 1; j >= 0; --j) {
-      if (taken[static_cast<size_t>(j)]) continue;
+      // A producer already recomputed in a later consumer's tiles keeps the
+      // instances others read (Alg. 4, the disjoint case): those may go into
+      // this consumer's tiles in turn.
+      if (taken[static_cast<size_t>(j)] && !sequence.child(j).child(0).isa<isl::schedule_node_filter>())
+        continue;
       isl::schedule_node filter = sequence.child(j);
-      isl::union_set domain = instancesAt(filter);
+      isl::union_set domain = producerInstances(filter);
       isl::union_map out = flow.intersect_domain(domain);
       isl::union_set readers = out.range().subtract(domain);
       if (readers.is_empty()) continue;
@@ -222,10 +235,6 @@ class TileFusion {
       };
       if (!scop_.writes.intersect_domain(domain).intersect_range(scop_.outputElements()).is_empty()) {
         refuse("it writes program outputs");
-        continue;
-      }
-      if (!readers.is_subset(fused)) {
-        refuse("other statements read its values");
         continue;
       }
       std::optional<isl::schedule_node_band> band = firstBandBelow(filter);
@@ -250,6 +259,13 @@ class TileFusion {
       }
       need = need.intersect_range(domain);
       isl::union_set recomputed = need.range();
+      if (recomputed.is_empty()) continue;
+      // Alg. 4: other consumers may read the producer's other values (the
+      // disjoint case: they stay in its own nest), not those recomputed here.
+      if (!out.intersect_domain(recomputed).range().subtract(domain).is_subset(fused)) {
+        refuse("other statements read the values it would recompute");
+        continue;
+      }
       if (!out.intersect_domain(recomputed).intersect_range(domain.subtract(recomputed)).is_empty()) {
         refuse("instances no tile needs read values the tiles compute");
         continue;
@@ -319,7 +335,9 @@ class TileFusion {
     };
     // A tile's slice is small: the producer's own tile loops stay out of the copy.
     auto pointLoops = [&](int child) {
-      isl::schedule_node source = belowFusionMark(sequence.child(child).child(0));
+      isl::schedule_node source = sequence.child(child).child(0);
+      while (source.isa<isl::schedule_node_filter>()) source = source.child(0);  // an earlier `reserved`
+      source = belowFusionMark(source);
       while (schedule::markName(source).rfind("tile_", 0) == 0 &&
              source.child(0).isa<isl::schedule_node_band>())
         source = source.child(0).child(0);

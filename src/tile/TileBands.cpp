@@ -266,7 +266,7 @@ class Tiler {
   // Whether `band`, the first node of a sequence child, reads values that an
   // earlier child computes for it alone: a producer basteln may recompute in
   // its tiles (the cheap part of basteln's rules: it writes no output, only
-  // this band reads its values, it has an outer parallel loop). Tiles made
+  // this band reads the values it reads, it has an outer parallel loop). Tiles made
   // for a fusion that cannot happen would only cost.
   bool feedsFromSliceableProducer(const isl::schedule_node_band& band) const {
     if (!band.has_parent() || !band.parent().isa<isl::schedule_node_filter>()) return false;
@@ -278,8 +278,11 @@ class Tiler {
     for (int i = 0; i < static_cast<int>(filter.child_position()); ++i) {
       isl::schedule_node producer = sequence.child(i);
       isl::union_set domain = producer.as<isl::schedule_node_filter>().get_filter();
-      isl::union_set readers = scop_.deps.flow.intersect_domain(domain).range().subtract(domain);
-      if (readers.is_empty() || !readers.is_subset(own)) continue;
+      // Others may read its other values (basteln's disjoint case), not these.
+      isl::union_set needed = scop_.deps.flow.intersect_range(own).domain().intersect(domain);
+      if (needed.is_empty()) continue;
+      isl::union_set readers = scop_.deps.flow.intersect_domain(needed).range().subtract(domain);
+      if (!readers.is_subset(own)) continue;
       if (!scop_.writes.intersect_domain(domain).intersect_range(outputs).is_empty()) continue;
       isl::schedule_node first = producer;
       while (first.n_children() == 1 && !first.isa<isl::schedule_node_band>()) first = first.child(0);

@@ -217,6 +217,35 @@ TEST(Basteln, TwoMatmulsAreRefused) {
   EXPECT_NE(forced.program.dump.find("extension:"), std::string::npos) << forced.program.explanation;
 }
 
+// Alg. 4, multiple outputs: O1 reads the top rows of P, O2 the bottom
+// rows (the disjoint case), so each part is recomputed in the tiles of its
+// own reader and P's nest runs nothing. When both read the same rows (the
+// identical case), pre-tiling fusion gives O1 and O2 one loop nest, in
+// whose tiles P is recomputed once.
+TEST(Basteln, Alg4DisjointPartsGoIntoTheirOwnReaders) {
+  auto program = [](int h, int m, bool sameRows) {
+    std::string second = sameRows ? "H - 1 - i" : "H + 1 + i";
+    return "# sizes: N=" + std::to_string(2 * h + 2) + " H=" + std::to_string(h) + " M=" + std::to_string(m) +
+           "\n"
+           "def f(float(N, M) X, float(H) S) -> (O1, O2) {\n"
+           "  P(i, j) = X(i, j) * 0.5\n"
+           "  O1(i, j) = S(i) * (P(i, j) + P(i + 1, j) + P(i, j + 1)) where i in 0:H, j in 0:M-1\n"
+           "  O2(i, j) = P(" +
+           second + ", j) - P(" + second + ", j + 1) where i in 0:H, j in 0:M-1\n}\n";
+  };
+  for (auto [h, m] : {std::pair{7, 3}, {13, 17}, {29, 31}}) {
+    CheckedProgram c = compileAndCheck(program(h, m, false), basteln(8, 1.0));
+    EXPECT_TRUE(c.check.pass) << h << "x" << m << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S2 (")) << c.program.explanation;
+    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S1 (")) << c.program.explanation;
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "P") << c.program.explanation;
+    CheckedProgram same = compileAndCheck(program(h, m, true), basteln(8, 1.0));
+    EXPECT_TRUE(same.check.pass) << h << "x" << m << "\n" << same.check.failures;
+    EXPECT_TRUE(same.has("fuse-outer: one parallel loop over S1 ; S2")) << same.program.explanation;
+    EXPECT_TRUE(same.has("basteln: S0 recomputed in the tiles of S2 S1 (")) << same.program.explanation;
+  }
+}
+
 // Every tile of T4 reads the column T3(*, 0), so each recomputes A's column.
 // Inside the copy, the copy's second loop is the constant 0: isl generates
 // what lies under it once per statement, so A's buffer goes above the copy's

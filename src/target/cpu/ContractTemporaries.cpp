@@ -55,32 +55,42 @@ class Contractor {
         isl::union_set copies = writers.intersect(extensionRange(schedule));
         if (!copies.is_empty()) recomputed = copies;
       }
-      std::optional<Placement> best;
-      if (temporary) best = place(schedule.root(), {}, *temporary, recomputed.has_value(), PathState());
-      if (!best) {
+      std::vector<Part> parts;
+      if (temporary) parts = placeParts(schedule.root(), *temporary, recomputed);
+      if (parts.empty()) {
         explain_ += "contraction: " + t->name + " stays a full array" +
                     (why.empty() ? std::string(" (no loop keeps each of its values within one iteration)")
                                  : " (" + why + ")") +
                     "\n";
         continue;
       }
-      std::vector<PromotedTensor>& site = sites[best->path];
-      int64_t bytes = product(best->box) * te::dtypeBytes(t->dtype);
-      for (const auto& other : site)
-        bytes += product(other.box) * te::dtypeBytes(scop_.program->tensor(other.tensor).dtype);
-      if (bytes > kMaxSiteBytes) {
+      bool fits = true;
+      for (const auto& part : parts) {
+        int64_t bytes = product(part.placement.box) * te::dtypeBytes(t->dtype);
+        for (const auto& other : sites[part.placement.path])
+          bytes += product(other.box) * te::dtypeBytes(scop_.program->tensor(other.tensor).dtype);
+        fits = fits && bytes <= kMaxSiteBytes;
+      }
+      if (!fits) {
         explain_ += "contraction: " + t->name + " stays a full array (its site's buffers would pass " +
                     std::to_string(kMaxSiteBytes / 1024) + " KiB)\n";
         continue;
       }
-      PromotedTensor promoted{t->name, "", best->box, true, temporary->flow, recomputed, {}};
-      site.push_back(promoted);
-      explain_ += "contraction: " + t->name + " (" + boxText(t->shape) + ") becomes a " + boxText(best->box) +
-                  " buffer per iteration of the loops around " +
-                  schedule::statementNames(temporary->accessors) +
-                  (recomputed ? std::string(", recomputed in each")
-                              : std::string(" (where code generation splits them apart, the array stays)")) +
-                  "\n";
+      for (size_t k = 0; k < parts.size(); ++k) {
+        const Part& part = parts[k];
+        sites[part.placement.path].push_back(
+            PromotedTensor{t->name, "", part.placement.box, true, part.temporary.flow, part.recomputed, {}});
+        explain_ +=
+            "contraction: " + t->name + " (" + boxText(t->shape) + ") becomes a " +
+            boxText(part.placement.box) + " buffer per iteration of the loops around " +
+            schedule::statementNames(part.temporary.accessors) +
+            (part.recomputed ? std::string(", recomputed in each")
+                             : std::string(" (where code generation splits them apart, the array stays)")) +
+            (parts.size() > 1 ? " (part " + std::to_string(k + 1) + " of " + std::to_string(parts.size()) +
+                                    ": each nest computes the values it reads)"
+                              : std::string()) +
+            "\n";
+      }
     }
     // Deepest paths first: a mark inserted higher up does not move them.
     std::vector<std::vector<int>> paths;
@@ -123,6 +133,63 @@ class Contractor {
     std::vector<int> path;
     std::vector<int64_t> box;
   };
+
+  // One site of a temporary: where, and the accesses it covers.
+  struct Part {
+    Placement placement;
+    Temporary temporary;
+    std::optional<isl::union_set> recomputed;
+  };
+
+  // The sites of a temporary: one where a loop keeps all its values, or,
+  // where sibling nests each compute the values they read (basteln's
+  // disjoint case: each reader recomputes its own part of a producer), one
+  // per nest. Empty when neither holds.
+  std::vector<Part> placeParts(const isl::schedule_node& root, const Temporary& t,
+                               const std::optional<isl::union_set>& recomputed) const {
+    auto partOf = [&](const isl::union_set& instances) {
+      Temporary part = t;
+      part.accessors = t.accessors.intersect(instances);
+      part.accesses = t.accesses.intersect_domain(instances);
+      part.flow = t.flow.intersect_domain(instances).intersect_range(instances);
+      std::optional<isl::union_set> copies;
+      if (recomputed && !recomputed->intersect(instances).is_empty())
+        copies = recomputed->intersect(instances);
+      return std::pair{part, copies};
+    };
+    if (auto whole = place(root, {}, t, recomputed.has_value(), PathState()))
+      return {Part{*whole, t, recomputed}};
+    // Down to the node whose children split the accessors.
+    isl::schedule_node node = root;
+    std::vector<int> path;
+    for (;;) {
+      int holder = -1;
+      for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+        if (t.accessors.is_subset(schedule::executedBelow(node.child(i)))) holder = i;
+      if (holder < 0) break;
+      node = node.child(holder);
+      path.push_back(holder);
+    }
+    if (!node.isa<isl::schedule_node_sequence>()) return {};
+    std::vector<Part> parts;
+    isl::union_set covered = isl::union_set::empty(t.accessors.ctx());
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
+      isl::union_set instances = t.accessors.intersect(schedule::executedBelow(node.child(i)));
+      if (instances.is_empty()) continue;
+      // Each instance runs in one nest, and reads only values written there.
+      if (!instances.intersect(covered).is_empty()) return {};
+      if (!t.flow.intersect_range(instances).domain().is_subset(instances)) return {};
+      covered = covered.unite(instances);
+      auto [part, copies] = partOf(instances);
+      std::vector<int> childPath = path;
+      childPath.push_back(i);
+      auto placement = place(node.child(i), childPath, part, copies.has_value(), PathState());
+      if (!placement) return {};
+      parts.push_back(Part{*placement, part, copies});
+    }
+    if (parts.size() < 2 || !t.accessors.is_subset(covered)) return {};
+    return parts;
+  }
 
   std::optional<Temporary> analyze(const te::TensorDecl& t, const isl::union_set& executed,
                                    std::string& why) const {
