@@ -134,7 +134,7 @@ CommandRunner addBenchOptions(CLI::App* cmd) {
       "--options", args->compileOptions,
       "Tessel compile options: fusion=min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, "
       "vectorize=on|off, "
-      "promote=auto|all|off, stream-stores=auto|always|off, tiles=POLICY "
+      "promote=auto|all|off, inline=on|off, stream-stores=auto|always|off, tiles=POLICY "
       "(or tiles=@FILE; the policy runs to the next KEY=), e.g. \"fusion=min tiles=S_1: 64@L2, 32@L1\"");
   cmd->add_option("--csv", args->csv, "also write the results as CSV to this file");
   cmd->add_option("--json", args->json, "also write the results as JSON to this file");

@@ -38,6 +38,11 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "auto: non-temporal stores for outputs far beyond the caches that the kernel does not read "
                   "back; always: for every such output; off: never")
       ->check(CLI::IsMember({"auto", "always", "off"}));
+  cmd->add_option(
+         "--inline", args.inlineElementwise,
+         "on: inline elementwise temporaries whose elements are each read once into their readers "
+         "(paper 001 Alg. 5); off (default): keep them (contraction makes them per-iteration buffers)")
+      ->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--tiles", args.tiles,
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
   cmd->add_option("--hardware", args.hardwareFile,
@@ -61,6 +66,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
+  o.inlineElementwise = args.inlineElementwise == "on";
   o.promotion = driver::parsePromotion(args.promote);
   o.streamingStores = driver::parseStreamingStores(args.streamStores);
   o.scheduleTimeLimit = std::chrono::milliseconds(static_cast<int64_t>(args.scheduleTimeLimitSeconds * 1000));

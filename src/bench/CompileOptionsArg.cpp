@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
     "fusion=min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
-    "promote=auto|all|off, "
+    "promote=auto|all|off, inline=on|off, "
     "stream-stores=auto|always|off or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
@@ -46,7 +46,7 @@ class OptionListParser {
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
       if (key != "fusion" && key != "redundancy" && key != "tiling" && key != "vectorize" &&
-          key != "promote" && key != "stream-stores" && key != "tiles")
+          key != "promote" && key != "stream-stores" && key != "inline" && key != "tiles")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
@@ -65,6 +65,10 @@ class OptionListParser {
         if (value != "on" && value != "off")
           fail(valueStart, "bad vectorize '" + value + "' (expected vectorize=on or vectorize=off)");
         options.vectorize = value == "on";
+      } else if (key == "inline") {
+        if (value != "on" && value != "off")
+          fail(valueStart, "bad inline '" + value + "' (expected inline=on or inline=off)");
+        options.inlineElementwise = value == "on";
       } else if (key == "promote") {
         options.promotion = located(valueStart, [&] { return driver::parsePromotion(value); });
       } else if (key == "stream-stores") {

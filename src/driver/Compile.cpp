@@ -26,6 +26,7 @@ std::string CompileOptions::toString() const {
   if (schedule) s += " schedule=" + schedule->origin;
   s += autoTiling ? " tiling=auto" : " tiling=off";
   if (!vectorize) s += " vectorize=off";
+  if (inlineElementwise) s += " inline=on";
   if (promotion != Promotion::Auto) s += std::string(" promote=") + promotionName(promotion);
   if (streamingStores != StreamingStores::Auto)
     s += std::string(" stream-stores=") + streamingStoresName(streamingStores);
@@ -225,7 +226,7 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   if (options.dumpAfter == "widen-accumulators") keepDump(te::toString(lowered));
   poly::IslContext isl;
   try {
-    if (options.fusion == Fusion::Basteln)
+    if (options.inlineElementwise)
       timed("inline", [&] { lowered = fuse::inlineElementwise(isl.ctx(), lowered, out.explanation); });
     if (options.dumpAfter == "inline") keepDump(te::toString(lowered));
     auto extractStart = Clock::now();

@@ -124,8 +124,11 @@ class TileFusion {
         // An extension right under the tile band: something was recomputed.
         bool fused = isl_schedule_node_is_subtree_anchored(tiles.child(0).get()) != isl_bool_false;
         if (!fused && !holdsPromotion(tiles)) {
-          explain_ += "basteln: tiles of " + schedule::statementNames(schedule::nodeDomain(tiles)) +
-                      " made for fusion removed (nothing was recomputed in them)\n";
+          // (A producer recomputed everywhere else keeps an empty nest: nothing to say.)
+          std::string names = schedule::statementNames(schedule::nodeDomain(tiles));
+          if (!names.empty())
+            explain_ +=
+                "basteln: tiles of " + names + " made for fusion removed (nothing was recomputed in them)\n";
           node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile band
           // Its isolate option anchors it; the point band needs none.
           node = node.as<isl::schedule_node_band>().set_ast_build_options(isl::union_set::empty(node.ctx()));

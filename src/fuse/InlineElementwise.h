@@ -1,4 +1,4 @@
-// Elementwise inlining (paper 001 Alg. 5), part of basteln fusion: a
+// Elementwise inlining (paper 001 Alg. 5; `--inline on`, off by default): a
 // temporary that one elementwise stage writes is substituted into its
 // readers, and its stage and array disappear, when that costs no
 // recomputation. The paper's rule is "one consumer, or consumers that read

@@ -73,9 +73,11 @@ std::vector<Combination> optionMatrix() {
     // basteln: every producer it can slice, whatever the overlap of small tiles.
     bool everySlice = fusion == driver::Fusion::Basteln;
     if (everySlice) smallTiles.options.bastelnRedundancy = 1.0;
+    // basteln with small tiles also inlines elementwise temporaries (Alg. 5).
+    if (everySlice) smallTiles.options.inlineElementwise = true;
     // Every output not read back is written with non-temporal stores.
     smallTiles.options.streamingStores = driver::CompileOptions::StreamingStores::Always;
-    smallTiles.label = f + (everySlice ? " redundancy=100%" : "") + " tiles=small" +
+    smallTiles.label = f + (everySlice ? " redundancy=100% inline=on" : "") + " tiles=small" +
                        (all ? " promote=all" : "") + " stream-stores=always threads=2";
     m.push_back(smallTiles);
   }

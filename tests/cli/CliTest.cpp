@@ -119,6 +119,9 @@ TEST_F(Cli, TilingAndVectorizationOptions) {
   auto badPromote = runTessel("run " + file("mm.tc") + " --promote maybe");
   EXPECT_EQ(badPromote.exitCode, 2);
   EXPECT_NE(badPromote.err.find("--promote"), std::string::npos) << badPromote.err;
+  auto badInline = runTessel("run " + file("mm.tc") + " --inline always");
+  EXPECT_EQ(badInline.exitCode, 2);
+  EXPECT_NE(badInline.err.find("--inline"), std::string::npos) << badInline.err;
   auto badStream = runTessel("run " + file("mm.tc") + " --stream-stores sometimes");
   EXPECT_EQ(badStream.exitCode, 2);
   EXPECT_NE(badStream.err.find("--stream-stores"), std::string::npos) << badStream.err;

@@ -255,14 +255,15 @@ def fuzz(float(N0,N1) I0, float(N0,N1) I1) -> (T4) {
 // A(i0, 0) each had a buffer of their own. A recomputed temporary's site now
 // stays at the extension node (ContractTemporaries::place).
 TEST(FuzzRegression, RecomputedColumnReadByEveryTile) {
-  expectMatchesInterpreter(R"TC(# sizes: N0=5
+  expectMatchesInterpreter(
+      R"TC(# sizes: N0=5
 def fuzz(float(N0,N0) T2) -> (T4) {
   A(i0, i1) +=! sigmoid(T2(i1, r0)) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0
   T3(i0, i1) = A(i0, i1) * 2
   T4(i0, i1) +=! fmax(T3(r0, 0), 0) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0
 }
 )TC",
-                           "fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
+      "fusion=basteln redundancy=100% inline=on tiles=small stream-stores=always threads=2");
 }
 
 }  // namespace tessel::fuzz
