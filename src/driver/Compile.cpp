@@ -206,6 +206,10 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   if (options.schedule &&
       std::none_of(passes.begin(), passes.end(), [](const SchedulePass& p) { return p.isScheduler; }))
     userError(std::string("the ") + strategy.name() + " target has no scheduler for --schedule to replace");
+  if (options.schedule && options.inlineElementwise)
+    userError(
+        "--schedule and --inline on do not go together: inlining removes statements, so the tree's "
+        "statements would not be the program's");
   CompiledProgram out;
   out.program = program;
   auto keepDump = [&out, &options](std::string text) {

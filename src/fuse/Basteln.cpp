@@ -188,7 +188,7 @@ class TileFusion {
       isl::schedule_node sequence = at(schedule, path);
       std::optional<isl::schedule_node_band> tiles = tileBandOf(sequence.child(i));
       if (!tiles || !schedule::queryable(*tiles)) continue;
-      std::vector<Slice> slices = slicesFor(sequence, i, *tiles, sliced);
+      std::vector<Slice> slices = slicesFor(sequence, i, *tiles);
       if (slices.empty()) continue;
       std::string why;
       std::optional<isl::schedule> fused = build(schedule, path, i, slices, why);
@@ -210,7 +210,7 @@ class TileFusion {
   }
 
   std::vector<Slice> slicesFor(const isl::schedule_node& sequence, int consumer,
-                               const isl::schedule_node_band& tiles, const std::vector<bool>& taken) {
+                               const isl::schedule_node_band& tiles) {
     std::vector<Slice> slices;
     std::string consumerNames = schedule::statementNames(instancesAt(sequence.child(consumer)));
     // d = 1: the tiles must keep an outer parallel loop.
@@ -221,11 +221,9 @@ class TileFusion {
     isl::union_set fused = consumerDomain;
     isl::union_map flow = scop_.deps.flow;
     for (int j = consumer - 1; j >= 0; --j) {
-      // A producer already recomputed in a later consumer's tiles keeps the
-      // instances others read (Alg. 4, the disjoint case): those may go into
-      // this consumer's tiles in turn.
-      if (taken[static_cast<size_t>(j)] && !sequence.child(j).child(0).isa<isl::schedule_node_filter>())
-        continue;
+      // A producer already recomputed in a later consumer's tiles keeps, under
+      // its `reserved` filter, the instances others read (Alg. 4, the
+      // disjoint case): those may go into this consumer's tiles in turn.
       isl::schedule_node filter = sequence.child(j);
       isl::union_set domain = producerInstances(filter);
       isl::union_map out = flow.intersect_domain(domain);

@@ -66,7 +66,9 @@ te::Expr substituteRead(const te::Stage& producer, te::DType type, const te::Exp
     auto it = indices.find(n->name);
     return it == indices.end() ? n : it->second;
   });
-  return value->type == type ? value : te::cast(type, value, read.loc);
+  // f16 and bf16 arithmetic runs in f32 and rounds only where stored (or cast).
+  bool narrow = type == te::DType::F16 || type == te::DType::BF16;
+  return value->type == type && !narrow ? value : te::cast(type, value, read.loc);
 }
 
 class Inliner {

@@ -15,7 +15,8 @@
 // - every reader comes after it, reads T once in its expression, with affine
 //   indices, at elements the stage writes;
 // - the stored value is rounded to T's type: the substitute is cast(T, e)
-//   whenever e's type differs.
+//   whenever e's type differs, and always for f16 and bf16, whose arithmetic
+//   runs in f32 until a store or a cast rounds it.
 #pragma once
 
 #include <isl/cpp.h>

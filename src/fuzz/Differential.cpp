@@ -73,14 +73,18 @@ std::vector<Combination> optionMatrix() {
     // basteln: every producer it can slice, whatever the overlap of small tiles.
     bool everySlice = fusion == driver::Fusion::Basteln;
     if (everySlice) smallTiles.options.bastelnRedundancy = 1.0;
-    // basteln with small tiles also inlines elementwise temporaries (Alg. 5).
-    if (everySlice) smallTiles.options.inlineElementwise = true;
+
     // Every output not read back is written with non-temporal stores.
     smallTiles.options.streamingStores = driver::CompileOptions::StreamingStores::Always;
-    smallTiles.label = f + (everySlice ? " redundancy=100% inline=on" : "") + " tiles=small" +
+    smallTiles.label = f + (everySlice ? " redundancy=100%" : "") + " tiles=small" +
                        (all ? " promote=all" : "") + " stream-stores=always threads=2";
     m.push_back(smallTiles);
   }
+  // Elementwise inlining (Alg. 5) before basteln, with Auto Tiling.
+  Combination inlined = m[m.size() - 2];
+  inlined.options.inlineElementwise = true;
+  inlined.label = "fusion=basteln inline=on tiling=auto(tiny caches) threads=2";
+  m.push_back(inlined);
   return m;
 }
 

@@ -122,6 +122,11 @@ TEST_F(Cli, TilingAndVectorizationOptions) {
   auto badInline = runTessel("run " + file("mm.tc") + " --inline always");
   EXPECT_EQ(badInline.exitCode, 2);
   EXPECT_NE(badInline.err.find("--inline"), std::string::npos) << badInline.err;
+  writeText(file("tree.yaml"), "domain: \"{ S0[i] : 0 <= i < 4 }\"\n");
+  auto inlineWithTree = runTessel("run " + file("mm.tc") + " --inline on --schedule " + file("tree.yaml"));
+  EXPECT_EQ(inlineWithTree.exitCode, 2);
+  EXPECT_NE(inlineWithTree.err.find("--schedule and --inline on do not go together"), std::string::npos)
+      << inlineWithTree.err;
   auto badStream = runTessel("run " + file("mm.tc") + " --stream-stores sometimes");
   EXPECT_EQ(badStream.exitCode, 2);
   EXPECT_NE(badStream.err.find("--stream-stores"), std::string::npos) << badStream.err;

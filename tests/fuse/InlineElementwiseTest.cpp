@@ -13,7 +13,7 @@ namespace {
 using testing::CheckedProgram;
 using testing::compileAndCheck;
 
-driver::CompileOptions basteln() {
+driver::CompileOptions inlining() {
   driver::CompileOptions o;
   o.fusion = driver::Fusion::Basteln;
   o.inlineElementwise = true;
@@ -37,7 +37,7 @@ TEST(InlineElementwise, ChainIntoAReductionDisappears) {
                            "  A(n, d) = X(n, d) * 2\n"
                            "  B(n, d) = exp(A(n, d) - Y(n, d))\n"
                            "  R(n) +=! B(n, d)\n}\n";
-    CheckedProgram c = compileAndCheck(tc, basteln());
+    CheckedProgram c = compileAndCheck(tc, inlining());
     EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
     EXPECT_TRUE(c.has("inline: A inlined into B\n")) << c.program.explanation;
     EXPECT_TRUE(c.has("inline: B inlined into R\n")) << c.program.explanation;
@@ -55,7 +55,7 @@ TEST(InlineElementwise, TransposedReaderGetsTheExpression) {
       "def f(float(M,N) X) -> (O) {\n"
       "  T(m, n) = X(m, n) + 1\n"
       "  O(n, m) = T(m, n) * T(m, n) == 0 ? 1 : 2 * T(m, n)\n}\n";
-  CheckedProgram twice = compileAndCheck(tc, basteln());
+  CheckedProgram twice = compileAndCheck(tc, inlining());
   EXPECT_TRUE(twice.check.pass) << twice.check.failures;
   EXPECT_TRUE(twice.has("inline: T kept (a reader reads it at 3 places)")) << twice.program.explanation;
   const std::string once =
@@ -63,7 +63,7 @@ TEST(InlineElementwise, TransposedReaderGetsTheExpression) {
       "def f(float(M,N) X) -> (O) {\n"
       "  T(m, n) = X(m, n) + 1\n"
       "  O(n, m) = 2 * T(m, n)\n}\n";
-  CheckedProgram c = compileAndCheck(once, basteln());
+  CheckedProgram c = compileAndCheck(once, inlining());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.has("inline: T inlined into O")) << c.program.explanation;
 }
@@ -79,7 +79,7 @@ TEST(InlineElementwise, StencilAndBroadcastReadersKeepTheirTemporaries) {
       "  S(n) = A(n) + A(n + 1) + A(n + 2) where n in 0:N-2\n"
       "  B(n) = X(n) + 3\n"
       "  O(n, d) = B(n) * Y(n, d)\n}\n";
-  CheckedProgram c = compileAndCheck(tc, basteln());
+  CheckedProgram c = compileAndCheck(tc, inlining());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.has("inline: A kept (a reader reads it at 3 places)")) << c.program.explanation;
   EXPECT_TRUE(c.has("inline: B kept (some element is read more than once)")) << c.program.explanation;
@@ -95,11 +95,40 @@ TEST(InlineElementwise, InputsChangingBeforeTheReaderKeepIt) {
       "  T(n) = Q(n) * 2\n"
       "  Q(n) = X(n) - 4\n"
       "  O(n) = T(n) + Q(n)\n}\n";
-  CheckedProgram c = compileAndCheck(tc, basteln());
+  CheckedProgram c = compileAndCheck(tc, inlining());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.has("inline: T kept (its expression reads Q, which changes before its last reader)"))
       << c.program.explanation;
   EXPECT_TRUE(c.has("inline: Q kept (another stage writes it too)")) << c.program.explanation;
+}
+
+// f16 arithmetic runs in f32 and rounds where it is stored: the inlined
+// expression is rounded to T's type too (T - X*X is the rounding error).
+TEST(InlineElementwise, HalfValuesAreRoundedAsTheStoreWould) {
+  for (int n : {1, 7, 130}) {
+    const std::string tc = "# sizes: N=" + std::to_string(n) +
+                           "\n"
+                           "def f(half(N) X) -> (O) {\n"
+                           "  T(i) = X(i) * X(i)\n"
+                           "  O(i) = T(i) - X(i) * X(i)\n}\n";
+    CheckedProgram c = compileAndCheck(tc, inlining());
+    EXPECT_TRUE(c.check.pass) << n << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("inline: T inlined into O")) << c.program.explanation;
+  }
+}
+
+// Two readers of disjoint halves (the paper's case of several consumers):
+// each element is still read once, so T goes into both.
+TEST(InlineElementwise, DisjointReadersBothGetTheExpression) {
+  const std::string halves =
+      "# sizes: N=26 H=13\n"
+      "def f(float(N) X, float(H) S) -> (A, B) {\n"
+      "  T(i) = X(i) + 1\n"
+      "  A(i) = T(i) * S(i)\n"
+      "  B(i) = T(H + i) - S(i)\n}\n";
+  CheckedProgram c = compileAndCheck(halves, inlining());
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("inline: T inlined into A, B")) << c.program.explanation;
 }
 
 // Off unless asked for.

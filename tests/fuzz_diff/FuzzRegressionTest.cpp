@@ -253,7 +253,7 @@ def fuzz(float(N0,N1) I0, float(N0,N1) I1) -> (T4) {
 // second member is the constant 0 there: isl generates the subtree below such
 // a member once per statement, so the init, the update and the reader of
 // A(i0, 0) each had a buffer of their own. A recomputed temporary's site now
-// stays at the extension node (ContractTemporaries::place).
+// goes only under bands isl generates whole (ContractTemporaries::generatedWhole).
 TEST(FuzzRegression, RecomputedColumnReadByEveryTile) {
   expectMatchesInterpreter(
       R"TC(# sizes: N0=5
@@ -263,7 +263,7 @@ def fuzz(float(N0,N0) T2) -> (T4) {
   T4(i0, i1) +=! fmax(T3(r0, 0), 0) where i0 in 0:N0, i1 in 0:N0, r0 in 0:N0
 }
 )TC",
-      "fusion=basteln redundancy=100% inline=on tiles=small stream-stores=always threads=2");
+      "fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
 }
 
 }  // namespace tessel::fuzz

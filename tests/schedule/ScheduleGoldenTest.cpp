@@ -35,7 +35,8 @@ std::string treeAfter(const std::string& pass, const std::string& tiles = "") {
 }
 
 // The sink sees the dump when the pass has run (the CLI prints it there, so
-// that a later stage's internal error does not hide it).
+// that a later stage's error does not hide it): here the schedule file that
+// replaces the scheduler's tree, after extraction, is unreadable.
 TEST(ScheduleGolden, DumpGoesToTheSinkToo) {
   te::Program p = front::testing::lowerText(
       "# sizes: M=4 N=5 K=3\ndef matmul(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
@@ -49,6 +50,12 @@ TEST(ScheduleGolden, DumpGoesToTheSinkToo) {
   ASSERT_EQ(sunk.size(), 1u);
   EXPECT_EQ(sunk[0], dump);
   EXPECT_NE(dump.find("schedule:"), std::string::npos);
+  sunk.clear();
+  o.dumpAfter = "extract";
+  o.schedule = driver::CompileOptions::ScheduleFile{"tree.yaml", "not a tree"};
+  EXPECT_THROW(driver::compile(p, o), UserError);
+  ASSERT_EQ(sunk.size(), 1u);
+  EXPECT_NE(sunk[0].find("domain:"), std::string::npos) << sunk[0];
 }
 
 TEST(ScheduleGolden, MatmulAfterExtract) {

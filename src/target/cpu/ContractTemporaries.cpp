@@ -162,7 +162,9 @@ class Contractor {
     // Down to the node whose children split the accessors.
     isl::schedule_node node = root;
     std::vector<int> path;
+    PathState state;
     for (;;) {
+      state = entering(node, recomputed.has_value(), state);
       int holder = -1;
       for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
         if (t.accessors.is_subset(schedule::executedBelow(node.child(i)))) holder = i;
@@ -183,7 +185,7 @@ class Contractor {
       auto [part, copies] = partOf(instances);
       std::vector<int> childPath = path;
       childPath.push_back(i);
-      auto placement = place(node.child(i), childPath, part, copies.has_value(), PathState());
+      auto placement = place(node.child(i), childPath, part, copies.has_value(), state);
       if (!placement) return {};
       parts.push_back(Part{*placement, part, copies});
     }
@@ -237,19 +239,26 @@ class Contractor {
     bool generatedWhole = true;  // no band there may be generated in pieces
   };
 
+  // The state below `node`.
+  static PathState entering(const isl::schedule_node& node, bool recomputed, PathState state) {
+    if (recomputed && node.isa<isl::schedule_node_extension>()) state.belowExtension = true;
+    if (state.belowExtension && node.isa<isl::schedule_node_band>())
+      state.generatedWhole = state.generatedWhole && generatedWhole(node);
+    return state;
+  }
+
   // The deepest point under a band, at or below `node`, where the temporary
   // qualifies; `node` runs all its accesses.
   //
   // A recomputed temporary has no array to fall back on when AST generation
   // splits its site (see AstToLir), so below an extension node its site goes
   // only under bands that isl generates whole (`generatedWhole`). No band
-  // above an extension node splits: isl keeps everything around one together.
+  // above an extension node splits: isl's after_in_extension links every
+  // statement around one, so they form one group.
   std::optional<Placement> place(const isl::schedule_node& node, std::vector<int> path, const Temporary& t,
                                  bool recomputed, PathState state) const {
     std::optional<Placement> best;
-    if (recomputed && node.isa<isl::schedule_node_extension>()) state.belowExtension = true;
-    if (state.belowExtension && node.isa<isl::schedule_node_band>())
-      state.generatedWhole = state.generatedWhole && generatedWhole(node);
+    state = entering(node, recomputed, state);
     if (node.isa<isl::schedule_node_band>() && node.has_parent()) {
       std::string mark = schedule::markName(node.parent());
       if (mark == kVectorMark || mark == kVectorReductionMark) return std::nullopt;
