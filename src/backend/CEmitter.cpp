@@ -375,11 +375,19 @@ std::string emitC(const lir::Kernel& k) {
   std::ostringstream os;
   os << abi::kKernelPrelude << "\n";
   if (!k.vectorIsa.empty()) os << abi::vectorMathText() << "\n" << abi::kVectorPrelude << "\n";
+  // The scratch arrays' slots (tessel_take), emptied when the library is unloaded.
+  auto slot = [&k](const lir::BufferDecl& t) { return kernelSymbol(k) + "__slot_" + cName(t.name); };
+  if (!k.temporaries.empty()) {
+    for (const auto& t : k.temporaries) os << "static void* " << slot(t) << ";\n";
+    os << "__attribute__((destructor)) static void " << kernelSymbol(k) << "__release(void) {\n";
+    for (const auto& t : k.temporaries) os << "  free(" << slot(t) << ");\n";
+    os << "}\n\n";
+  }
   os << signature(k, true) << " {\n";
   os << "  int tessel_status = " << abi::kKernelOk << ";\n";
   for (const auto& t : k.temporaries) {
     os << "  " << storageCType(t.dtype) << "* restrict " << cName(t.name) << " = (" << storageCType(t.dtype)
-       << "*)tessel_alloc(" << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
+       << "*)tessel_take(&" << slot(t) << ", " << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
   }
   if (!k.temporaries.empty()) {
     os << "  if (";
@@ -396,7 +404,7 @@ std::string emitC(const lir::Kernel& k) {
   e.setBuffers(k);
   e.stmt(k.body, 1);
   if (k.streamsStores && !k.vectorIsa.empty()) os << "  tessel_stream_fence();\n";
-  for (const auto& t : k.temporaries) os << "  free(" << cName(t.name) << ");\n";
+  for (const auto& t : k.temporaries) os << "  tessel_keep(&" << slot(t) << ", " << cName(t.name) << ");\n";
   os << "  return tessel_status;\n}\n\n";
   os << "int " << packedEntryName(k) << "(void** args) {\n  return " << kernelSymbol(k) << "(";
   size_t i = 0;

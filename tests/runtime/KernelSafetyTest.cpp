@@ -3,7 +3,10 @@
 // padded reads proven safe by isl carry no check at all.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "../front/FrontTestUtil.h"
 #include "abi/KernelAbi.h"
@@ -128,6 +131,47 @@ TEST(KernelSafety, ShortCircuitGuardsProtectReads) {
   for (int64_t i = 0; i < 6; ++i) {
     EXPECT_EQ(p.get(i), want.at("P").get(i));
     EXPECT_EQ(q.get(i), want.at("Q").get(i));
+  }
+}
+
+// Scratch arrays are kept between calls (tessel_take / tessel_keep): a kept
+// array is zeroed again where the program needs zeros, and calls from
+// several threads at once each get an array of their own.
+TEST(KernelSafety, KeptScratchArraysAreRightOnEveryCallAndThread) {
+  // T is read two rows apart: it stays a full array. S accumulates onto zeros.
+  Loaded l = load(
+      "# sizes: N=37 M=19\n"
+      "def f(float(N, M) X) -> (O) {\n"
+      "  T(i, j) = X(i, j) * 2\n"
+      "  S(i, j) += T(i, j)\n"
+      "  O(i, j) = S(i, j) + T(i + 2, j) where i in 0:N-2\n}\n");
+  EXPECT_NE(l.cp.cSource.find("tessel_take(&"), std::string::npos) << l.cp.cSource;
+  std::mt19937_64 rng(11);
+  std::vector<runtime::Buffer> inputs, outputs;
+  for (int t = 0; t < 4; ++t) {
+    inputs.emplace_back(te::DType::F32, std::vector<int64_t>{37, 19});
+    inputs.back().randomize(rng);
+    outputs.emplace_back(te::DType::F32, std::vector<int64_t>{35, 19});
+  }
+  auto check = [&](int t) {
+    auto want = runtime::interpret(l.cp.program, {{"X", inputs[t]}});
+    for (int64_t i = 0; i < outputs[t].size(); ++i)
+      ASSERT_FLOAT_EQ(outputs[t].get(i), want.at("O").get(i)) << "input " << t << " element " << i;
+  };
+  for (int call = 0; call < 3; ++call) {
+    ASSERT_EQ(l.lib->call({&inputs[call % 4], &outputs[call % 4]}), abi::kKernelOk);
+    check(call % 4);
+  }
+  std::vector<std::thread> threads;
+  std::vector<int> status(4, -1);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 20; ++k) status[t] = std::max(status[t], l.lib->call({&inputs[t], &outputs[t]}));
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(status[t], abi::kKernelOk);
+    check(t);
   }
 }
 
