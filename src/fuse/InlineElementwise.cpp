@@ -13,10 +13,11 @@ namespace tessel::fuse {
 
 namespace {
 
-int countReads(const te::Expr& e, const std::string& tensor) {
-  int n = e->kind == te::ExprKind::Access && e->name == tensor ? 1 : 0;
-  for (const auto& o : e->operands) n += countReads(o, tensor);
-  return n;
+// The reads of `tensor` in `e` (target::collectReads).
+std::vector<const te::ExprNode*> readsIn(const te::Expr& e, const std::string& tensor) {
+  std::vector<const te::ExprNode*> reads;
+  target::collectReads(e, tensor, reads);
+  return reads;
 }
 
 void tensorsRead(const te::Expr& e, std::set<std::string>& out) {
@@ -27,13 +28,6 @@ void tensorsRead(const te::Expr& e, std::set<std::string>& out) {
 void variablesOf(const te::Expr& e, std::set<std::string>& out) {
   if (e->kind == te::ExprKind::Var) out.insert(e->name);
   for (const auto& o : e->operands) variablesOf(o, out);
-}
-
-const te::ExprNode* findRead(const te::Expr& e, const std::string& tensor) {
-  if (e->kind == te::ExprKind::Access && e->name == tensor) return e.get();
-  for (const auto& o : e->operands)
-    if (const auto* r = findRead(o, tensor)) return r;
-  return nullptr;
 }
 
 // `e` with every node rebuilt by `rewrite` (children first); nodes it leaves
@@ -106,7 +100,7 @@ class Inliner {
   static std::string readerNames(const te::Program& p, const std::string& tensor) {
     std::string out;
     for (const auto& stage : p.stages)
-      if (countReads(stage.rhs, tensor) > 0) out += (out.empty() ? "" : ", ") + stage.output;
+      if (!readsIn(stage.rhs, tensor).empty()) out += (out.empty() ? "" : ", ") + stage.output;
     return out;
   }
 
@@ -119,13 +113,13 @@ class Inliner {
       const te::Stage& stage = p.stages[k];
       if (k != s && stage.output == t) return "another stage writes it too";
       for (const auto& e : stage.existsReads)
-        if (countReads(e, t) > 0) return "a `where exists` names it";
-      int reads = countReads(stage.rhs, t);
+        if (!readsIn(e, t).empty()) return "a `where exists` names it";
+      std::vector<const te::ExprNode*> found = readsIn(stage.rhs, t);
+      size_t reads = found.size();
       if (reads == 0) continue;
       if (k <= s) return "it reads itself or is read before it is written";
       if (reads > 1) return "a reader reads it at " + std::to_string(reads) + " places";
-      const te::ExprNode* read = findRead(stage.rhs, t);
-      for (const auto& index : read->operands)
+      for (const auto& index : found.front()->operands)
         if (!te::toAffine(index)) return "a read's index is not affine";
       readers.push_back(k);
     }
@@ -145,7 +139,7 @@ class Inliner {
       if (statement.stage == static_cast<int>(s)) written = written.unite(statement.writes.range());
     isl::union_set read = isl::union_set::empty(ctx_);
     for (const auto& statement : scop.statements) {
-      if (statement.kind == poly::StatementKind::Init || countReads(p.stages[statement.stage].rhs, t) == 0)
+      if (statement.kind == poly::StatementKind::Init || readsIn(p.stages[statement.stage].rhs, t).empty())
         continue;
       isl::union_map relation = target::readsOf(scop, isl::union_set(statement.domain), t);
       isl::union_set elements = relation.range();
