@@ -155,7 +155,7 @@ struct Range {
 };
 
 // [min, max] of an integer index expression (constants, index variables,
-// + - * and negation) for variables in `ranges`, provided evaluating it the
+// + - * and negation, / and % by a positive constant) for variables in `ranges`, provided evaluating it the
 // way kernels do (int32, one operation at a time) never wraps; nullopt
 // otherwise, or when the expression is anything else.
 std::optional<std::pair<int64_t, int64_t>> int32Range(const Expr& e,

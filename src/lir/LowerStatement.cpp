@@ -84,12 +84,13 @@ class InstanceLowering {
     return flat;
   }
 
-  // Affine indices are in bounds when extraction proved them so (range
-  // inference for unguarded reads, isl under the guard for guarded ones);
-  // anything else is checked at run time, so a bad index reports an error
-  // instead of reading outside the tensor.
+  // Indices are in bounds when extraction proved them so (isl, for affine
+  // and quasi-affine indices); the reads it could not prove are `checked`
+  // at run time, so a bad index reports an error instead of reading outside
+  // the tensor.
   Expr index(const te::Expr& e, int64_t extent, bool checked) {
     auto a = te::toAffine(e);
+    if (!a && !checked) return value(e);
     if (a && !checked) {
       Expr r = indexImm(a->constant);
       bool first = a->constant == 0;

@@ -10,13 +10,14 @@ namespace tessel::poly {
 
 namespace {
 
-// Relation from the statement to the elements `access` may read. Affine
-// indices are exact; a non-affine index (an indirect read such as LUT(I(b), r))
-// may touch any element of that dimension. Guarded reads may be written with
+// Relation from the statement to the elements `access` may read. Affine and
+// quasi-affine indices (h / 2, w % 4) are exact when their int32 evaluation
+// cannot wrap; any other index (an indirect read such as LUT(I(b), r)) may
+// touch any element of that dimension. Guarded reads may be written with
 // out-of-range indices that the guard excludes, so every read is clipped to
 // the tensor's extent.
-isl::map readRelation(isl::ctx ctx, const te::Program& p, const te::ExprNode& access, const StatementText& st,
-                      const std::string& domainConstraints) {
+isl::map readRelation(isl::ctx ctx, const te::Program& p, const te::Stage& stage, const te::ExprNode& access,
+                      const StatementText& st, const std::string& domainConstraints) {
   const te::TensorDecl& t = p.tensor(access.name);
   std::vector<std::string> element;
   for (size_t d = 0; d < access.operands.size(); ++d)
@@ -27,7 +28,10 @@ isl::map readRelation(isl::ctx ctx, const te::Program& p, const te::ExprNode& ac
   os << "] : " << domainConstraints;
   for (size_t d = 0; d < element.size(); ++d) {
     os << " and " << boxConstraint(element[d], 0, t.shape[d]);
-    if (auto a = te::toAffine(access.operands[d])) os << " and " << element[d] << " = " << st.affine(*a);
+    const te::Expr& index = access.operands[d];
+    bool affine = te::toAffine(index).has_value();
+    if (!affine && !te::int32Range(index, stage.ranges)) continue;
+    if (auto equals = st.indexEquals(element[d], index)) os << " and " << *equals;
   }
   os << " }";
   return isl::map(ctx, os.str());
@@ -76,7 +80,7 @@ Statement extractStatement(isl::ctx ctx, const te::Program& program, int stageIn
     std::vector<const te::ExprNode*> accesses;
     collectAccesses(stage.rhs, accesses);
     for (const auto* a : accesses)
-      s.reads = s.reads.unite(isl::union_map(readRelation(ctx, program, *a, st, constraints)));
+      s.reads = s.reads.unite(isl::union_map(readRelation(ctx, program, stage, *a, st, constraints)));
     analyzeGuardedReads(ctx, program, s, st, constraints, checkedReads);
   }
   return s;

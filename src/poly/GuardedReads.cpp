@@ -123,13 +123,25 @@ void analyzeGuardedReads(isl::ctx ctx, const te::Program& program, const Stateme
   for (const auto& [access, guard] : reads) {
     const te::TensorDecl& t = program.tensor(access->name);
     std::string outside;
+    bool unknown = false;  // an index isl cannot follow: the read is checked at run time
     for (size_t d = 0; d < access->operands.size(); ++d) {
-      auto a = te::toAffine(access->operands[d]);
-      if (!a) continue;  // data-dependent: always checked
-      std::string idx = "(" + text.affine(*a) + ")";
-      outside +=
-          (outside.empty() ? "" : " or ") + idx + " < 0 or " + idx + " >= " + std::to_string(t.shape[d]);
+      const te::Expr& index = access->operands[d];
+      if (auto a = te::toAffine(index)) {
+        std::string idx = "(" + text.affine(*a) + ")";
+        outside +=
+            (outside.empty() ? "" : " or ") + idx + " < 0 or " + idx + " >= " + std::to_string(t.shape[d]);
+        continue;
+      }
+      std::string value = text.freshDim("v_");
+      auto equals = te::int32Range(index, stage.ranges) ? text.indexEquals(value, index) : std::nullopt;
+      if (!equals) {
+        unknown = true;
+        continue;
+      }
+      outside += std::string(outside.empty() ? "" : " or ") + "exists (" + value + " : " + *equals +
+                 " and (" + value + " < 0 or " + value + " >= " + std::to_string(t.shape[d]) + "))";
     }
+    if (unknown) checkedReads.insert(access);
     if (outside.empty()) continue;
     Condition where = conjoin(conjoin({domainConstraints, true}, guard), {"(" + outside + ")", true});
     isl::set bad(ctx, "{ " + text.tuple() + " : " + where.text + " }");

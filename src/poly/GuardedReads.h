@@ -1,11 +1,12 @@
 // Read safety under guards. A read inside a `?:` branch, or after `&&`/`||`,
 // is evaluated only where its condition allows (padding: `h - 1 >= 0 ? I(h -
-// 1) : 0`). For every read of a statement, isl proves that its affine indices
-// stay inside the tensor where the read is evaluated. A read that provably
-// leaves its tensor under a guard isl fully understands is the program's
-// error (reported with the first bad point); one that cannot be proven
-// (data-dependent guard, or one whose int32 evaluation might wrap) is
-// recorded in `checkedReads` and checked by the kernel at run time.
+// 1) : 0`). For every read of a statement, isl proves that its affine and
+// quasi-affine indices (h / 2) stay inside the tensor where the read is
+// evaluated. A read that provably leaves its tensor under a guard isl fully
+// understands is the program's error (reported with the first bad point);
+// one that cannot be proven (data-dependent guard or index, or one whose
+// int32 evaluation might wrap) is recorded in `checkedReads` and checked by
+// the kernel at run time.
 #pragma once
 
 #include <set>

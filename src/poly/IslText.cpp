@@ -20,7 +20,89 @@ bool usableAsIslName(const std::string& v) {
   return ok && !reserved.count(v) && !looksLikeStatement;
 }
 
+// Linear isl text of a quasi-affine index: quotients become the variables
+// in `quotients`, each bound by a constraint in `constraints`.
+class QuasiAffineText {
+ public:
+  explicit QuasiAffineText(const StatementText& text) : text_(text) {}
+
+  std::optional<std::string> linear(const te::Expr& e) {
+    if (auto a = te::toAffine(e)) return "(" + text_.affine(*a) + ")";
+    switch (e->kind) {
+      case te::ExprKind::Unary:
+        if (e->unaryOp != te::UnaryOp::Neg) return std::nullopt;
+        if (auto x = linear(e->operands[0])) return "(-" + *x + ")";
+        return std::nullopt;
+      case te::ExprKind::Cast:
+        if (e->type != te::DType::I32 || e->operands[0]->type != te::DType::I32) return std::nullopt;
+        return linear(e->operands[0]);
+      case te::ExprKind::Binary:
+        return binary(e);
+      default:
+        return std::nullopt;
+    }
+  }
+
+  std::vector<std::string> quotients, constraints;
+
+ private:
+  static std::optional<int64_t> constant(const te::Expr& e) {
+    auto a = te::toAffine(e);
+    if (!a || !a->coeffs.empty()) return std::nullopt;
+    return a->constant;
+  }
+
+  std::optional<std::string> binary(const te::Expr& e) {
+    using te::BinaryOp;
+    if (e->type != te::DType::I32) return std::nullopt;
+    BinaryOp op = e->binaryOp;
+    if (op == BinaryOp::Mul) {
+      for (int k = 0; k < 2; ++k)
+        if (auto c = constant(e->operands[static_cast<size_t>(k)]))
+          if (auto x = linear(e->operands[static_cast<size_t>(1 - k)]))
+            return "(" + std::to_string(*c) + "*" + *x + ")";
+      return std::nullopt;
+    }
+    auto a = linear(e->operands[0]);
+    if (!a) return std::nullopt;
+    if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+      auto b = linear(e->operands[1]);
+      if (!b) return std::nullopt;
+      return "(" + *a + (op == BinaryOp::Add ? " + " : " - ") + *b + ")";
+    }
+    if (op != BinaryOp::Div && op != BinaryOp::Mod) return std::nullopt;
+    auto d = constant(e->operands[1]);
+    if (!d || *d <= 0) return std::nullopt;
+    if (*d == 1) return op == BinaryOp::Div ? *a : "(0)";
+    // q = trunc(a / d): d*q <= a < d*q + d where a >= 0, d*q - d < a <= d*q where a < 0.
+    std::string q = text_.freshDim("q" + std::to_string(quotients.size()) + "_");
+    std::string dq = std::to_string(*d) + "*" + q, slack = std::to_string(*d - 1);
+    quotients.push_back(q);
+    constraints.push_back("((" + *a + " >= 0 and " + dq + " <= " + *a + " <= " + dq + " + " + slack +
+                          ") or (" + *a + " < 0 and " + dq + " - " + slack + " <= " + *a + " <= " + dq +
+                          "))");
+    if (op == BinaryOp::Div) return q;
+    return "(" + *a + " - " + dq + ")";
+  }
+
+  const StatementText& text_;
+};
+
 }  // namespace
+
+std::optional<std::string> StatementText::indexEquals(const std::string& element,
+                                                      const te::Expr& index) const {
+  QuasiAffineText quasi(*this);
+  auto value = quasi.linear(index);
+  if (!value) return std::nullopt;
+  std::string equals = element + " = " + *value;
+  if (quasi.quotients.empty()) return equals;
+  std::string text = "exists (";
+  for (size_t i = 0; i < quasi.quotients.size(); ++i) text += (i ? ", " : "") + quasi.quotients[i];
+  text += " : ";
+  for (const auto& c : quasi.constraints) text += c + " and ";
+  return text + equals + ")";
+}
 
 StatementText::StatementText(const std::string& name, const std::vector<std::string>& dims) {
   std::set<std::string> taken(dims.begin(), dims.end());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ class StatementText {
   bool hasDim(const std::string& v) const { return dimName_.count(v) > 0; }
   // "2 + 1*h - 1*k": `a` over the statement's dimensions.
   std::string affine(const te::AffineExpr& a) const;
+  // "element = index" as an isl constraint, for an index that is affine or
+  // divides (/) or takes the remainder (%) of quasi-affine parts by positive
+  // constants, truncating toward zero as kernels do (C); each quotient is an
+  // existential variable. nullopt for anything else (a tensor read, a
+  // product of variables, a divisor that is not a positive constant).
+  std::optional<std::string> indexEquals(const std::string& element, const te::Expr& index) const;
   // A name for an extra dimension ("a0_", "a0__", ...) used by no dimension here.
   std::string freshDim(const std::string& base) const;
 

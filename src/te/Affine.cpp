@@ -131,6 +131,17 @@ std::optional<std::pair<int64_t, int64_t>> int32Range(const Expr& e,
                          a->second * b->second};
           return checked({*std::min_element(p, p + 4), *std::max_element(p, p + 4)});
         }
+        case BinaryOp::Div:
+        case BinaryOp::Mod: {
+          // By a positive constant only: kernels divide truncating toward
+          // zero (C), which is monotone and cannot wrap then.
+          int64_t d = b->first;
+          if (b->first != b->second || d <= 0) return std::nullopt;
+          if (e->binaryOp == BinaryOp::Div) return Interval{a->first / d, a->second / d};
+          int64_t lo = a->first >= 0 ? 0 : std::max(a->first, -(d - 1));
+          int64_t hi = a->second <= 0 ? 0 : std::min(a->second, d - 1);
+          return Interval{lo, hi};
+        }
         default:
           return std::nullopt;
       }

@@ -8,6 +8,8 @@ namespace tessel::tile {
 
 namespace {
 
+constexpr int64_t kMinStreamingRowLines = 4;
+
 // A fixed cost per array per tile (one line each: the start of a transfer)
 // keeps tiny tiles from looking free.
 double bytesPerInstance(const TileCost& c, int64_t lineBytes) {
@@ -129,8 +131,20 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     return result;
   }
 
+  bool allCoincident = true;
+  for (int m = 0; m < n; ++m) allCoincident = allCoincident && band.coincident(m);
   std::vector<LevelSizes> chosen;  // fastest level first
   std::vector<int64_t> sizes(static_cast<size_t>(n), 1);
+  // Without reductions a band streams: its rows are what the hardware
+  // prefetchers follow. Tile rows of a line or two run as many short
+  // streams at once (one per row and array) and measured slower than no
+  // tiles at all (interpolate's last stage, 16-column tiles: 18 -> 23 ms),
+  // so tiles keep rows of at least four lines.
+  if (allCoincident) {
+    int64_t minRow =
+        std::max<int64_t>(1, kMinStreamingRowLines * levels.front().lineBytes / band.widestElementBytes());
+    sizes.back() = std::min(extents.back(), minRow);
+  }
   for (const auto& level : levels) {
     double limit = static_cast<double>(level.capacityBytes) / 2;
     TileCost current = band.cost(sizes);
@@ -156,8 +170,6 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     result.why = why.str() + "  not tiled: no tile fits the smallest level\n";
     return result;
   }
-  bool allCoincident = true;
-  for (int m = 0; m < n; ++m) allCoincident = allCoincident && band.coincident(m);
   double streamingCost = 0, tiledCost = 0, weight = 1;
   std::ostringstream perLevel;
   for (size_t i = levels.size(); i-- > 0;) {

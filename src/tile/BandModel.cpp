@@ -88,6 +88,15 @@ int BandModel::statementDim(const std::string& statement, int member) const {
   return it->second[static_cast<size_t>(member)];
 }
 
+int64_t BandModel::widestElementBytes() const {
+  int64_t widest = 1;
+  accesses_.range().foreach_set([&](isl::set s) {
+    auto bytes = elementBytes_.find(isl::manage(isl_set_get_tuple_id(s.get())).name());
+    widest = std::max<int64_t>(widest, bytes == elementBytes_.end() ? 4 : bytes->second);
+  });
+  return widest;
+}
+
 TileCost BandModel::cost(const std::vector<int64_t>& sizes) const {
   int outer = static_cast<int>(outerPoint_.size());
   std::ostringstream constraints;

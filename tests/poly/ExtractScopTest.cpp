@@ -103,6 +103,39 @@ TEST(ExtractScop, IndirectReadIsOverApproximated) {
       << readsOfLut;
 }
 
+// Quotients and remainders of index expressions by constants are exact in
+// the read relation, truncating toward zero as kernels compute them: at
+// i = 4, (i - 5) / 2 is 0, not floor(-1/2) = -1.
+TEST(ExtractScop, QuasiAffineReadsAreExactAndTruncate) {
+  auto e = extract(
+      "# sizes: N=9\ndef f(float(N) X) -> (O, P) {\n"
+      "  O(i) = X((i - 5) / 2 + 3) where i in 0:N\n  P(i) = X(i % 4) + X(2 * (i / 3)) where i in 0:N\n}\n");
+  isl::union_set x(e->isl.ctx(), "{ X[x] }");
+  isl::union_map reads = e->scop.reads.intersect_range(x);
+  EXPECT_TRUE(reads.intersect_domain(isl::union_set(e->isl.ctx(), "{ S0[4] }"))
+                  .is_equal(umap(*e, "{ S0[4] -> X[3] }")))
+      << reads;
+  EXPECT_TRUE(reads.intersect_domain(isl::union_set(e->isl.ctx(), "{ S0[0] }"))
+                  .is_equal(umap(*e, "{ S0[0] -> X[1] }")))
+      << reads;
+  EXPECT_TRUE(reads.intersect_domain(isl::union_set(e->isl.ctx(), "{ S1[i] }"))
+                  .is_equal(umap(*e,
+                                 "{ S1[i] -> X[i mod 4] : 0 <= i < 9; "
+                                 "  S1[i] -> X[2 * floor(i / 3)] : 0 <= i < 9 }")))
+      << reads;
+  EXPECT_TRUE(e->scop.checkedReads.empty());
+}
+
+// A quotient whose int32 evaluation might wrap stays over-approximated.
+TEST(ExtractScop, QuasiAffineReadThatMightWrapIsOverApproximated) {
+  auto e = extract(
+      "# sizes: N=4\ndef f(float(N) X) -> (O) {\n  O(i) = X((i * 1073741824 * 4) / 2 + i) where i in "
+      "0:N\n}\n");
+  isl::union_map reads = e->scop.reads.intersect_range(isl::union_set(e->isl.ctx(), "{ X[x] }"));
+  EXPECT_TRUE(reads.is_equal(umap(*e, "{ S0[i] -> X[x] : 0 <= i < 4 and 0 <= x < 4 }"))) << reads;
+  EXPECT_EQ(e->scop.checkedReads.size(), 1u);
+}
+
 TEST(ExtractScop, ProducerConsumerAndFalseDependences) {
   auto e = extract(
       "# sizes: N=4\ndef f(float(N) A) -> (O) {\n"

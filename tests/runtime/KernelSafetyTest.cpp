@@ -72,6 +72,33 @@ TEST(KernelSafety, ProvenPaddedReadsAreNotChecked) {
   EXPECT_EQ(l.cp.cSource.find("tessel_checked_index(tessel_trunc_i64"), std::string::npos);
 }
 
+// Quotients by constants (an upsampling's h / 2) are proven in range by
+// isl like affine indices, so they carry no run-time check.
+TEST(KernelSafety, ProvenQuasiAffineReadsAreNotChecked) {
+  Loaded l = load(
+      "# sizes: N=7\n"
+      "def up(float(N) X) -> (O) {\n  O(i) = X(i / 2) + X((i + 1) / 2) + X((i - 5) / 2 + 2) where i in 0:2 * "
+      "N - 1\n}\n");
+  EXPECT_EQ(l.cp.cSource.find("tessel_checked_index(tessel_trunc_i64"), std::string::npos);
+  runtime::Buffer x(te::DType::F32, {7}), o(te::DType::F32, {13});
+  std::mt19937_64 rng(3);
+  x.randomize(rng);
+  EXPECT_EQ(l.lib->call({&x, &o}), abi::kKernelOk);
+  auto want = runtime::interpret(l.cp.program, {{"X", x}});
+  for (int64_t i = 0; i < o.size(); ++i) EXPECT_FLOAT_EQ(o.get(i), want.at("O").get(i)) << i;
+}
+
+TEST(KernelSafety, QuasiAffineReadOutOfBoundsIsACompileError) {
+  try {
+    load("# sizes: N=6\ndef f(float(N) X) -> (O) {\n  O(i) = X(i + i / 2) where i in 0:N\n}\n");
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("is out of bounds at i = 4 ('X' has shape (6))"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.loc().line, 3);
+  }
+}
+
 TEST(KernelSafety, LibraryNameClashIsRenamed) {
   Loaded l = load("# sizes: N=4\ndef abs(float(N) A) -> (O) {\n  O(i) = fabs(A(i))\n}\n");
   EXPECT_EQ(backend::kernelSymbol(l.cp.kernel), "abs_kernel");

@@ -16,14 +16,25 @@ std::optional<isl::multi_aff> accessFunction(const isl::map& access) {
   return affine;
 }
 
+bool involves(const isl::aff& a, int dim) {
+  return isl_aff_involves_dims(a.get(), isl_dim_in, static_cast<unsigned>(dim), 1) == isl_bool_true;
+}
+
+// Whether `dim` enters `a` through an integer division (w / 2 in an index).
+bool involvesThroughDivision(const isl::aff& a, int dim) {
+  isl_size divisions = isl_aff_dim(a.get(), isl_dim_div);
+  for (int i = 0; i < divisions; ++i)
+    if (involves(isl::manage(isl_aff_get_div(a.get(), i)), dim)) return true;
+  return false;
+}
+
 }  // namespace
 
 bool movesWith(const isl::map& access, int dim) {
   std::optional<isl::multi_aff> affine = accessFunction(access);
   if (!affine) return true;
   for (int d = 0; d < static_cast<int>(affine->size()); ++d)
-    if (!isl::manage(isl_aff_get_coefficient_val(affine->at(d).get(), isl_dim_in, dim)).is_zero())
-      return true;
+    if (involves(affine->at(d), dim)) return true;
   return false;
 }
 
@@ -33,9 +44,13 @@ int contiguity(const isl::map& access, int dim) {
   int outputs = static_cast<int>(affine->size());
   int score = 0;
   for (int d = 0; d < outputs; ++d) {
-    isl::val c = isl::manage(isl_aff_get_coefficient_val(affine->at(d).get(), isl_dim_in, dim));
-    if (c.is_zero()) continue;
+    isl::aff index = affine->at(d);
+    if (!involves(index, dim)) continue;
+    // A quotient moves every few iterations: neither unit stride nor a
+    // large one, as little known as a non-affine access.
+    if (involvesThroughDivision(index, dim)) return 0;
     if (d < outputs - 1) return -1;
+    isl::val c = isl::manage(isl_aff_get_coefficient_val(index.get(), isl_dim_in, dim));
     score = c.abs().is_one() ? 1 : -1;
   }
   return score;

@@ -15,7 +15,7 @@ inline constexpr int64_t kVectorLanesF32 = 16;
 // How variable `dim` of an access's statement moves through the array:
 // +1 unit stride in the last array dimension only, -1 in any other array
 // dimension (a large stride), 0 when the access does not depend on it
-// (a broadcast) or is not affine.
+// (a broadcast), is not affine or moves through a quotient (w / 2).
 int contiguity(const isl::map& access, int dim);
 // Whether the element an access reads or writes moves with variable `dim` of
 // its statement (true when the access is not an affine function).
