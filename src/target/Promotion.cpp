@@ -39,9 +39,7 @@ isl::union_map writesOf(const poly::Scop& scop, const isl::union_set& domain, co
 }
 
 bool promotableRead(const poly::Scop& scop, const te::ExprNode& read) {
-  return !scop.checkedReads.count(&read) &&
-         std::all_of(read.operands.begin(), read.operands.end(),
-                     [](const te::Expr& i) { return te::toAffine(i).has_value(); });
+  return !scop.checkedReads.count(&read);
 }
 
 void collectReads(const te::Expr& e, const std::string& tensor, std::vector<const te::ExprNode*>& out) {

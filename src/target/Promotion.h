@@ -72,8 +72,10 @@ std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation);
 int64_t product(const std::vector<int64_t>& sizes);
 std::string boxText(const std::vector<int64_t>& box);  // "3x127"
 
-// Whether a read can be redirected to a promoted copy: its indices are affine
-// and proven in range (the copy holds the box of such reads only).
+// Whether a read can be redirected to a promoted copy: its indices are
+// affine or quasi-affine (h / 2), so its relation is exact, and proven in
+// range (the copy holds the box of such reads only). Extraction records
+// every other read in `checkedReads`.
 bool promotableRead(const poly::Scop& scop, const te::ExprNode& read);
 
 }  // namespace tessel::target

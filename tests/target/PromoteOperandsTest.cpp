@@ -104,7 +104,7 @@ TEST(PromoteOperands, IndirectReadsStay) {
   for (Promotion p : {Promotion::Auto, Promotion::All}) {
     Checked c = compileAndCheck(tc, kMatmulTiles, p);
     EXPECT_TRUE(c.pass) << c.failures;
-    EXPECT_TRUE(contains(c.cp.explanation, "A stays: a read's index is not affine or not proven in range"))
+    EXPECT_TRUE(contains(c.cp.explanation, "A stays: a read's index is data-dependent or not proven in range"))
         << c.cp.explanation;
   }
 }

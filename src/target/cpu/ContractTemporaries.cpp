@@ -206,7 +206,7 @@ class Contractor {
       if (s.kind != poly::StatementKind::Init) collectReads(stage.rhs, t.name, reads);
       for (const auto* r : reads)
         if (!promotableRead(scop_, *r)) {
-          why = "a read's index is not affine or not proven in range";
+          why = "a read's index is data-dependent or not proven in range";
           return std::nullopt;
         }
       if (!reads.empty() || stage.output == t.name)

@@ -131,7 +131,7 @@ class Promoter {
       if (s.kind != poly::StatementKind::Init) collectReads(scop_.program->stages[s.stage].rhs, t.name, rs);
       for (const auto* r : rs) {
         if (!promotableRead(scop_, *r)) {
-          why = "a read's index is not affine or not proven in range";
+          why = "a read's index is data-dependent or not proven in range";
           return std::nullopt;
         }
       }
