@@ -31,10 +31,10 @@ isl::map readRelation(isl::ctx ctx, const te::Program& p, const te::Stage& stage
     const te::Expr& index = access.operands[d];
     bool affine = te::toAffine(index).has_value();
     if (!affine && !te::int32Range(index, stage.ranges)) continue;
-    if (auto equals = st.indexEquals(element[d], index)) os << " and " << *equals;
+    if (auto equals = st.indexEquals(element[d], index, stage.ranges)) os << " and " << *equals;
   }
   os << " }";
-  return isl::map(ctx, os.str());
+  return isl::map(ctx, os.str()).coalesce();
 }
 
 void collectAccesses(const te::Expr& e, std::vector<const te::ExprNode*>& out) {

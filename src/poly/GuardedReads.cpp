@@ -133,7 +133,8 @@ void analyzeGuardedReads(isl::ctx ctx, const te::Program& program, const Stateme
         continue;
       }
       std::string value = text.freshDim("v_");
-      auto equals = te::int32Range(index, stage.ranges) ? text.indexEquals(value, index) : std::nullopt;
+      auto equals =
+          te::int32Range(index, stage.ranges) ? text.indexEquals(value, index, stage.ranges) : std::nullopt;
       if (!equals) {
         unknown = true;
         continue;

@@ -24,7 +24,8 @@ bool usableAsIslName(const std::string& v) {
 // in `quotients`, each bound by a constraint in `constraints`.
 class QuasiAffineText {
  public:
-  explicit QuasiAffineText(const StatementText& text) : text_(text) {}
+  QuasiAffineText(const StatementText& text, const std::map<std::string, te::Range>& ranges)
+      : text_(text), ranges_(ranges) {}
 
   std::optional<std::string> linear(const te::Expr& e) {
     if (auto a = te::toAffine(e)) return "(" + text_.affine(*a) + ")";
@@ -74,25 +75,35 @@ class QuasiAffineText {
     auto d = constant(e->operands[1]);
     if (!d || *d <= 0) return std::nullopt;
     if (*d == 1) return op == BinaryOp::Div ? *a : "(0)";
-    // q = trunc(a / d): d*q <= a < d*q + d where a >= 0, d*q - d < a <= d*q where a < 0.
+    // q = trunc(a / d): d*q <= a < d*q + d where a >= 0, d*q - d < a <= d*q
+    // where a < 0. A numerator of known sign needs one of the two (each
+    // disjunction would double the pieces of the relation).
     std::string q = text_.freshDim("q" + std::to_string(quotients.size()) + "_");
     std::string dq = std::to_string(*d) + "*" + q, slack = std::to_string(*d - 1);
+    std::string floorPart = dq + " <= " + *a + " <= " + dq + " + " + slack;
+    std::string ceilPart = dq + " - " + slack + " <= " + *a + " <= " + dq;
+    auto sign = te::int32Range(e->operands[0], ranges_);
     quotients.push_back(q);
-    constraints.push_back("((" + *a + " >= 0 and " + dq + " <= " + *a + " <= " + dq + " + " + slack +
-                          ") or (" + *a + " < 0 and " + dq + " - " + slack + " <= " + *a + " <= " + dq +
-                          "))");
+    if (sign && sign->first >= 0)
+      constraints.push_back(floorPart);
+    else if (sign && sign->second <= 0)
+      constraints.push_back(ceilPart);
+    else
+      constraints.push_back("((" + *a + " >= 0 and " + floorPart + ") or (" + *a + " < 0 and " + ceilPart +
+                            "))");
     if (op == BinaryOp::Div) return q;
     return "(" + *a + " - " + dq + ")";
   }
 
   const StatementText& text_;
+  const std::map<std::string, te::Range>& ranges_;
 };
 
 }  // namespace
 
-std::optional<std::string> StatementText::indexEquals(const std::string& element,
-                                                      const te::Expr& index) const {
-  QuasiAffineText quasi(*this);
+std::optional<std::string> StatementText::indexEquals(const std::string& element, const te::Expr& index,
+                                                      const std::map<std::string, te::Range>& ranges) const {
+  QuasiAffineText quasi(*this, ranges);
   auto value = quasi.linear(index);
   if (!value) return std::nullopt;
   std::string equals = element + " = " + *value;

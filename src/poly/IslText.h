@@ -25,9 +25,11 @@ class StatementText {
   // "element = index" as an isl constraint, for an index that is affine or
   // divides (/) or takes the remainder (%) of quasi-affine parts by positive
   // constants, truncating toward zero as kernels do (C); each quotient is an
-  // existential variable. nullopt for anything else (a tensor read, a
-  // product of variables, a divisor that is not a positive constant).
-  std::optional<std::string> indexEquals(const std::string& element, const te::Expr& index) const;
+  // existential variable (`ranges`, the index variables' ranges, tell the
+  // numerators' signs). nullopt for anything else (a tensor read, a product
+  // of variables, a divisor that is not a positive constant).
+  std::optional<std::string> indexEquals(const std::string& element, const te::Expr& index,
+                                         const std::map<std::string, te::Range>& ranges) const;
   // A name for an extra dimension ("a0_", "a0__", ...) used by no dimension here.
   std::string freshDim(const std::string& base) const;
 

@@ -45,9 +45,11 @@ struct Scop {
   isl::union_map writes;
   isl::schedule initialSchedule;
   Dependences deps;
-  // Reads whose affine indices cannot be proven in bounds where they are
-  // evaluated (e.g. a padded read whose guard is data-dependent or does not
-  // exclude every out-of-range point): the kernel checks them at run time.
+  // Reads that cannot be proven in bounds where they are evaluated: an index
+  // that is not affine or quasi-affine (data-dependent, or one whose int32
+  // evaluation might wrap), or a padded read whose guard is data-dependent or
+  // does not exclude every out-of-range point. The kernel checks them at run
+  // time; every other read has an exact relation and proven indices.
   std::set<const te::ExprNode*> checkedReads;
 
   const Statement& statement(const std::string& name) const;  // InternalError if absent

@@ -101,7 +101,7 @@ std::optional<std::pair<int64_t, int64_t>> int32Range(const Expr& e,
   switch (e->kind) {
     case ExprKind::Const:
       if (!isInteger(e->type)) return std::nullopt;
-      return Interval{static_cast<int64_t>(e->value), static_cast<int64_t>(e->value)};
+      return checked({static_cast<int64_t>(e->value), static_cast<int64_t>(e->value)});
     case ExprKind::Var: {
       auto r = ranges.find(e->name);
       if (r == ranges.end()) return std::nullopt;
@@ -136,7 +136,7 @@ std::optional<std::pair<int64_t, int64_t>> int32Range(const Expr& e,
           // By a positive constant only: kernels divide truncating toward
           // zero (C), which is monotone and cannot wrap then.
           int64_t d = b->first;
-          if (b->first != b->second || d <= 0) return std::nullopt;
+          if (e->type != DType::I32 || b->first != b->second || d <= 0) return std::nullopt;
           if (e->binaryOp == BinaryOp::Div) return Interval{a->first / d, a->second / d};
           int64_t lo = a->first >= 0 ? 0 : std::max(a->first, -(d - 1));
           int64_t hi = a->second <= 0 ? 0 : std::min(a->second, d - 1);

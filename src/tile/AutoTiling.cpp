@@ -139,11 +139,13 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   // prefetchers follow. Tile rows of a line or two run as many short
   // streams at once (one per row and array) and measured slower than no
   // tiles at all (interpolate's last stage, 16-column tiles: 18 -> 23 ms),
-  // so tiles keep rows of at least four lines.
+  // so tiles keep rows of at least four lines of every array (where that
+  // leaves a tile per core).
   if (allCoincident) {
     int64_t minRow =
-        std::max<int64_t>(1, kMinStreamingRowLines * levels.front().lineBytes / band.widestElementBytes());
+        std::max<int64_t>(1, kMinStreamingRowLines * levels.front().lineBytes / band.narrowestElementBytes());
     sizes.back() = std::min(extents.back(), minRow);
+    while (sizes.back() > 1 && !allowed(sizes)) sizes.back() = (sizes.back() + 1) / 2;
   }
   for (const auto& level : levels) {
     double limit = static_cast<double>(level.capacityBytes) / 2;

@@ -88,13 +88,14 @@ int BandModel::statementDim(const std::string& statement, int member) const {
   return it->second[static_cast<size_t>(member)];
 }
 
-int64_t BandModel::widestElementBytes() const {
-  int64_t widest = 1;
+int64_t BandModel::narrowestElementBytes() const {
+  int64_t narrowest = 0;
   accesses_.range().foreach_set([&](isl::set s) {
     auto bytes = elementBytes_.find(isl::manage(isl_set_get_tuple_id(s.get())).name());
-    widest = std::max<int64_t>(widest, bytes == elementBytes_.end() ? 4 : bytes->second);
+    int64_t b = bytes == elementBytes_.end() ? 4 : bytes->second;
+    narrowest = narrowest == 0 ? b : std::min(narrowest, b);
   });
-  return widest;
+  return std::max<int64_t>(narrowest, 1);
 }
 
 TileCost BandModel::cost(const std::vector<int64_t>& sizes) const {

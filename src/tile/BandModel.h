@@ -35,8 +35,8 @@ class BandModel {
   // `statement`, or -1 when the member is not one of its variables alone.
   int statementDim(const std::string& statement, int member) const;
 
-  // The largest element size (bytes) among the arrays the band touches.
-  int64_t widestElementBytes() const;
+  // The smallest element size (bytes) among the arrays the band touches.
+  int64_t narrowestElementBytes() const;
 
   // The tile at the band's origin with these sizes (one per member), inside
   // one iteration of the enclosing loops.

@@ -101,6 +101,7 @@ TEST(ExtractScop, IndirectReadIsOverApproximated) {
   EXPECT_TRUE(readsOfLut.is_equal(
       umap(*e, "{ S1[b, n, r] -> LUT[x, r] : 0 <= b <= 1 and 0 <= n <= 3 and 0 <= r <= 2 and 0 <= x <= 1 }")))
       << readsOfLut;
+  EXPECT_EQ(e->scop.checkedReads.size(), 1u);  // the kernel checks what isl cannot follow
 }
 
 // Quotients and remainders of index expressions by constants are exact in
@@ -122,6 +123,30 @@ TEST(ExtractScop, QuasiAffineReadsAreExactAndTruncate) {
                   .is_equal(umap(*e,
                                  "{ S1[i] -> X[i mod 4] : 0 <= i < 9; "
                                  "  S1[i] -> X[2 * floor(i / 3)] : 0 <= i < 9 }")))
+      << reads;
+  EXPECT_TRUE(e->scop.checkedReads.empty());
+}
+
+// Remainders of negative numerators keep their sign (C), nested quotients
+// truncate at each step, quotients scale, and dividing by 1 is the identity.
+// Index variables named like the quotients isl sees do not clash with them.
+TEST(ExtractScop, QuasiAffineCornerCases) {
+  auto e = extract(
+      "# sizes: N=9\ndef f(float(N) X) -> (O) {\n"
+      "  O(q0_) = X((q0_ - 5) % 4 + 3) + X((q0_ - 5) / 2 / 2 + 1) + X(-3 * (q0_ / 4) + 6) + X(q0_ % 1) + "
+      "X(q0_ / 1) where q0_ in 0:N\n}\n");
+  isl::union_map reads = e->scop.reads.intersect_range(isl::union_set(e->isl.ctx(), "{ X[x] }"));
+  // At q0_ = 0: -5 % 4 = -1 -> 2; -5 / 2 = -2, / 2 = -1 -> 0; 0 -> 6; 0; 0.
+  EXPECT_TRUE(reads.intersect_domain(isl::union_set(e->isl.ctx(), "{ S0[0] }"))
+                  .is_equal(umap(*e, "{ S0[0] -> X[2]; S0[0] -> X[0]; S0[0] -> X[6] }")))
+      << reads;
+  // At q0_ = 2: -3 % 4 = -3 -> 0; -3 / 2 = -1, / 2 = 0 -> 1; 6; 0; 2.
+  EXPECT_TRUE(reads.intersect_domain(isl::union_set(e->isl.ctx(), "{ S0[2] }"))
+                  .is_equal(umap(*e, "{ S0[2] -> X[0]; S0[2] -> X[1]; S0[2] -> X[6]; S0[2] -> X[2] }")))
+      << reads;
+  // At q0_ = 8: 3 % 4 = 3 -> 6; 3 / 2 = 1, / 2 = 0 -> 1; -6 + 6 = 0; 0; 8.
+  EXPECT_TRUE(reads.intersect_domain(isl::union_set(e->isl.ctx(), "{ S0[8] }"))
+                  .is_equal(umap(*e, "{ S0[8] -> X[6]; S0[8] -> X[1]; S0[8] -> X[0]; S0[8] -> X[8] }")))
       << reads;
   EXPECT_TRUE(e->scop.checkedReads.empty());
 }

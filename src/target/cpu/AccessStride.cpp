@@ -1,19 +1,19 @@
 #include "target/cpu/AccessStride.h"
 
-#include <optional>
+#include <algorithm>
+#include <vector>
 
 namespace tessel::target::cpu {
 
 namespace {
 
-// The access function (its first piece), when the access is one.
-std::optional<isl::multi_aff> accessFunction(const isl::map& access) {
-  if (!access.is_single_valued()) return std::nullopt;
-  std::optional<isl::multi_aff> affine;
-  access.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff ma) {
-    if (!affine) affine = ma;
-  });
-  return affine;
+// The pieces of the access function, when the access is one (truncating
+// quotients make several: one per sign of a numerator).
+std::vector<isl::multi_aff> accessPieces(const isl::map& access) {
+  std::vector<isl::multi_aff> pieces;
+  if (!access.is_single_valued()) return pieces;
+  access.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff ma) { pieces.push_back(ma); });
+  return pieces;
 }
 
 bool involves(const isl::aff& a, int dim) {
@@ -28,23 +28,18 @@ bool involvesThroughDivision(const isl::aff& a, int dim) {
   return false;
 }
 
-}  // namespace
-
-bool movesWith(const isl::map& access, int dim) {
-  std::optional<isl::multi_aff> affine = accessFunction(access);
-  if (!affine) return true;
-  for (int d = 0; d < static_cast<int>(affine->size()); ++d)
-    if (involves(affine->at(d), dim)) return true;
+// One piece's answers, as below.
+bool pieceMovesWith(const isl::multi_aff& affine, int dim) {
+  for (int d = 0; d < static_cast<int>(affine.size()); ++d)
+    if (involves(affine.at(d), dim)) return true;
   return false;
 }
 
-int contiguity(const isl::map& access, int dim) {
-  std::optional<isl::multi_aff> affine = accessFunction(access);
-  if (!affine) return 0;
-  int outputs = static_cast<int>(affine->size());
+int pieceContiguity(const isl::multi_aff& affine, int dim) {
+  int outputs = static_cast<int>(affine.size());
   int score = 0;
   for (int d = 0; d < outputs; ++d) {
-    isl::aff index = affine->at(d);
+    isl::aff index = affine.at(d);
     if (!involves(index, dim)) continue;
     // A quotient moves every few iterations: neither unit stride nor a
     // large one, as little known as a non-affine access.
@@ -53,6 +48,25 @@ int contiguity(const isl::map& access, int dim) {
     isl::val c = isl::manage(isl_aff_get_coefficient_val(index.get(), isl_dim_in, dim));
     score = c.abs().is_one() ? 1 : -1;
   }
+  return score;
+}
+
+}  // namespace
+
+bool movesWith(const isl::map& access, int dim) {
+  std::vector<isl::multi_aff> pieces = accessPieces(access);
+  if (pieces.empty()) return true;
+  return std::any_of(pieces.begin(), pieces.end(),
+                     [&](const isl::multi_aff& p) { return pieceMovesWith(p, dim); });
+}
+
+// The worst piece decides: strided (-1) before unknown or broadcast (0)
+// before unit stride (1).
+int contiguity(const isl::map& access, int dim) {
+  std::vector<isl::multi_aff> pieces = accessPieces(access);
+  if (pieces.empty()) return 0;
+  int score = 1;
+  for (const auto& p : pieces) score = std::min(score, pieceContiguity(p, dim));
   return score;
 }
 
