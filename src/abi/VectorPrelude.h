@@ -21,6 +21,17 @@ static inline tessel_m16 tessel_v16_tail(long remaining) {
   return remaining >= 16 ? (tessel_m16)0xFFFF : (tessel_m16)((1u << remaining) - 1u);
 }
 static inline tessel_v16 tessel_v16_load(const float* p, tessel_m16 m) { return _mm512_maskz_loadu_ps(m, p); }
+/* Lane i reads p[2i] (a downsampling's in(2w)): two masked loads of the elements the lanes need
+ * (lane masks spread to even element positions) and one permute, not 16 scalar loads. */
+static inline tessel_v16 tessel_v16_load_stride2(const float* p, tessel_m16 m) {
+  unsigned lo = m & 0xFFu, hi = (unsigned)m >> 8;
+  lo = (lo | (lo << 4)) & 0x0F0Fu, hi = (hi | (hi << 4)) & 0x0F0Fu;
+  lo = (lo | (lo << 2)) & 0x3333u, hi = (hi | (hi << 2)) & 0x3333u;
+  lo = (lo | (lo << 1)) & 0x5555u, hi = (hi | (hi << 1)) & 0x5555u;
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps((tessel_m16)lo, p), even,
+                                _mm512_maskz_loadu_ps((tessel_m16)hi, p + 16));
+}
 static inline void tessel_v16_store(float* p, tessel_m16 m, tessel_v16 v) { _mm512_mask_storeu_ps(p, m, v); }
 /* Non-temporal store of a full vector at a 64-byte boundary, else a plain one. */
 static inline void tessel_v16_stream(float* p, tessel_m16 m, tessel_v16 v) {
@@ -126,6 +137,17 @@ static inline tessel_m8 tessel_v8_tail(long remaining) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 static inline tessel_v8 tessel_v8_load(const float* p, tessel_m8 m) { return _mm256_maskload_ps(p, m); }
+/* Lane i reads p[2i]: the lane masks spread to even element positions, two masked loads, then the
+ * even elements of both gathered in order. */
+static inline tessel_v8 tessel_v8_load_stride2(const float* p, tessel_m8 m) {
+  const __m256i evenOnly = _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0);
+  __m256i lo = _mm256_and_si256(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)), evenOnly);
+  __m256i hi = _mm256_and_si256(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7)), evenOnly);
+  __m256 a = _mm256_maskload_ps(p, lo), b = _mm256_maskload_ps(p + 8, hi);
+  /* per 128-bit half: a0 a2 b0 b2 | a4 a6 b4 b6, then the 64-bit pairs reordered */
+  __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+}
 static inline void tessel_v8_store(float* p, tessel_m8 m, tessel_v8 v) { _mm256_maskstore_ps(p, m, v); }
 /* Non-temporal store of a full vector at a 32-byte boundary, else a plain one (consecutive
  * stores fill each line's write-combining buffer by halves). */

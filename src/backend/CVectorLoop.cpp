@@ -322,14 +322,19 @@ class VectorLoopEmitter {
 
   // The vector of `e` over the lanes; `mask`: the lanes whose loads may run.
   // Index sub-expressions are printed as scalars: they are the first lane's
-  // value, and unit-stride loads read the following elements.
+  // value, and unit-stride (stride-2) loads read the following (every other) elements.
   std::string vec(const Expr& e, const std::string& mask) {
     if (!variesThroughLets(e)) return v_ + "_splat((float)" + scalar_.expr(e) + ")";
     auto a = [&](int i) { return vec(e->operands[static_cast<size_t>(i)], mask); };
     switch (e->kind) {
-      case ExprKind::Load:
-        return v_ + "_load(&" + scalar_.buffer(e->name) + "[" + scalar_.expr(e->operands[0]) + "], " + mask +
-               ")";
+      case ExprKind::Load: {
+        std::optional<int64_t> stride =
+            lir::strideIn(lir::inlineLets(e->operands[0], currentLets_), loop_.name);
+        TESSEL_CHECK(stride && (*stride == 1 || *stride == 2), "emit-c",
+                     "vector loop load is neither unit-stride nor stride 2");
+        return v_ + (*stride == 2 ? "_load_stride2(&" : "_load(&") + scalar_.buffer(e->name) + "[" +
+               scalar_.expr(e->operands[0]) + "], " + mask + ")";
+      }
       case ExprKind::Binary:
         switch (e->binaryOp) {
           case BinaryOp::Add: {

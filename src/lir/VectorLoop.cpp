@@ -115,8 +115,9 @@ class BodyChecker {
         // Inside a per-lane branch the load is masked with the branch's lanes.
         auto t = buffers_.find(e->name);
         if (t == buffers_.end() || t->second != DType::F32) return "it reads a non-f32 tensor";
+        // Unit stride, or stride 2 (deinterleaving loads, see VectorPrelude.h).
         std::optional<int64_t> stride = strideIn(e->operands[0], loop_.name);
-        if (!stride || *stride != 1) return "a read is strided or indirect";
+        if (!stride || (*stride != 1 && *stride != 2)) return "a read is strided or indirect";
         return "";
       }
       case ExprKind::Binary:

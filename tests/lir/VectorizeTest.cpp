@@ -41,6 +41,10 @@ const VectorCase kCases[] = {
     {"index_guards",
      "def f(float(N,N) A) -> (C) {\n  C(i,j) = (j + 1 < N && j != i) ? A(i,j+1) : (j >= 2 ? A(i,j-2) : -1) "
      "where j in 0:N\n}\n"},
+    // Stride-2 reads (a downsampling): deinterleaving loads, masked on the tail and under the guard.
+    {"stride2",
+     "def f(float(N,N) A) -> (C) {\n  C(i,j) = A(i, 2 * j) - 3 * (j < (N - 1) / 2 ? A(i, 2 * j + 1) : 0) "
+     "where j in 0:(N + 1) / 2\n}\n"},
     {"softmax",
      "def f(float(N,N) X) -> (Y) {\n  m(i) max=! X(i,j)\n  e(i,j) = exp(X(i,j) - m(i))\n  s(i) +=! e(i,j)\n"
      "  Y(i,j) = e(i,j) / s(i)\n}\n"},
