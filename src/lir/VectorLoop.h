@@ -1,7 +1,8 @@
 // What the vectorizer and the vector code generator both need to know about
 // the body of a loop marked vectorizable: whether each index moves with the
-// loop variable by one element per iteration (unit stride) or not at all
-// (uniform), whether a value varies across iterations, and which stores are
+// loop variable by one element per iteration (unit stride), by two (reads
+// only: deinterleaving loads) or not at all (uniform), whether a value
+// varies across iterations, and which stores are
 // reductions into one element. A loop is vectorized only when every
 // statement of its body maps onto SIMD operations; otherwise it stays scalar.
 #pragma once

@@ -97,6 +97,27 @@ TEST(Vectorize, ExplainsWhatStaysScalar) {
   }
 }
 
+// Stride-2 reads in an elementwise loop, a reduction and a matmul with two
+// columns (B(k, n) along k) use the deinterleaving loads, at odd and even sizes.
+TEST(Vectorize, Stride2ReadsUseDeinterleavingLoads) {
+  const char* const programs[] = {
+      "def f(float(N,N) A) -> (C) {\n  C(i,j) = A(i, 2 * j) * 2 where j in 0:(N + 1) / 2\n}\n",
+      "def f(float(N,N) A) -> (S) {\n  S(i) +=! A(i, 2 * k) where k in 0:(N + 1) / 2\n}\n",
+      "def f(float(M,N) A, float(N,2) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n"};
+  for (const char* tc : programs)
+    for (int n : {16, 32, 33, 64}) {
+      te::Program p = front::testing::lowerText("# sizes: M=" + std::to_string(n) +
+                                                " N=" + std::to_string(n) + "\n" + tc);
+      driver::CompiledProgram cp = driver::compile(p, {});
+      EXPECT_NE(cp.cSource.find("_load_stride2(&"), std::string::npos) << tc << " N=" << n << cp.explanation;
+      runtime::RunOptions ro;
+      ro.check = true;
+      ro.threads = 2;
+      auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+      for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << tc << " N=" << n << ": " << out.message;
+    }
+}
+
 TEST(Vectorize, OffMeansScalarCode) {
   te::Program p =
       front::testing::lowerText("# sizes: N=64\ndef f(float(N) A) -> (C) {\n  C(i) = A(i) * 2\n}\n");

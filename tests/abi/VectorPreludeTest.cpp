@@ -1,0 +1,90 @@
+// The vector prelude's stride-2 loads, on every lane mask: active lanes get
+// p[2i], inactive ones 0, and no element past the last active lane's is read
+// (the buffer ends at an unreadable page).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "abi/KernelPreludeText.h"
+#include "abi/VectorMathText.h"
+#include "abi/VectorPreludeText.h"
+#include "runtime/CCompiler.h"
+
+namespace tessel::abi {
+namespace {
+
+const char* const kLoadSource = R"C(
+int tessel_vp_test_lanes(void) {
+#if defined(__AVX512F__)
+  return 16;
+#elif defined(__AVX2__) && defined(__FMA__)
+  return 8;
+#else
+  return 0;
+#endif
+}
+/* lanes 16: AVX-512; lanes 8: AVX2 (also on an AVX-512 machine) */
+void tessel_vp_test_stride2(int lanes, const float* p, unsigned mask, float* out) {
+#if defined(__AVX512F__)
+  if (lanes == 16) {
+    _mm512_storeu_ps(out, tessel_v16_load_stride2(p, (tessel_m16)mask));
+    return;
+  }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  int bits[8];
+  for (int i = 0; i < 8; ++i) bits[i] = (mask >> i) & 1u ? -1 : 0;
+  tessel_m8 m = _mm256_loadu_si256((const __m256i*)bits);
+  _mm256_storeu_ps(out, tessel_v8_load_stride2(p, m));
+#endif
+}
+)C";
+
+using LoadFn = void (*)(int, const float*, unsigned, float*);
+
+// Two pages; the second one unreadable. Returns the start of the mapping.
+float* guardedPages(size_t page) {
+  void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw std::runtime_error("mmap failed");
+  if (mprotect(static_cast<char*>(m) + page, page, PROT_NONE) != 0)
+    throw std::runtime_error("mprotect failed");
+  return static_cast<float*>(m);
+}
+
+void checkEveryMask(LoadFn load, int lanes, float* pages, size_t page) {
+  float* end = pages + page / sizeof(float);  // the first unreadable float
+  for (unsigned mask = 1; mask < (1u << lanes); ++mask) {
+    int last = 31 - __builtin_clz(mask);
+    // The last active lane's element is the last readable float.
+    float* p = end - (2 * last + 1);
+    for (int i = 0; i <= 2 * last; ++i) p[i] = static_cast<float>(i + 1);
+    float out[16];
+    load(lanes, p, mask, out);
+    for (int i = 0; i < lanes; ++i) {
+      float want = (mask >> i) & 1u ? static_cast<float>(2 * i + 1) : 0.0f;
+      ASSERT_EQ(out[i], want) << lanes << " lanes, mask " << mask << ", lane " << i;
+    }
+  }
+}
+
+TEST(VectorPreludeTest, Stride2LoadsReadOnlyTheActiveLanesElements) {
+  std::string source = std::string(kKernelPrelude) + vectorMathText() + kVectorPrelude + kLoadSource;
+  auto object = runtime::compileSharedObject(source, runtime::CCompilerOptions::defaults());
+  void* handle = dlopen(object.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  int widest = reinterpret_cast<int (*)()>(dlsym(handle, "tessel_vp_test_lanes"))();
+  if (widest == 0) GTEST_SKIP() << "no AVX2+FMA on this CPU";
+  auto load = reinterpret_cast<LoadFn>(dlsym(handle, "tessel_vp_test_stride2"));
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  float* pages = guardedPages(page);
+  if (widest == 16) checkEveryMask(load, 16, pages, page);
+  checkEveryMask(load, 8, pages, page);
+  munmap(pages, 2 * page);
+}
+
+}  // namespace
+}  // namespace tessel::abi
