@@ -67,8 +67,9 @@ schedule::FusionStrategy schedulerFusion(Fusion f) {
       return schedule::FusionStrategy::Min;
     case Fusion::Max:
       return schedule::FusionStrategy::Max;
+    case Fusion::Basteln:  // Alg. 1 groups the nests (basteln-group)
+      return schedule::FusionStrategy::Min;
     case Fusion::Smart:
-    case Fusion::Basteln:
       return schedule::FusionStrategy::Smart;
   }
   return schedule::FusionStrategy::Smart;

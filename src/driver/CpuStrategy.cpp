@@ -3,6 +3,7 @@
 #include "driver/Strategy.h"
 #include "fuse/Basteln.h"
 #include "fuse/FuseOuterLoops.h"
+#include "fuse/GroupQuasiIdentity.h"
 #include "schedule/MarkParallel.h"
 #include "target/cpu/ContractTemporaries.h"
 #include "target/cpu/DistributeInnerLoops.h"
@@ -59,6 +60,13 @@ class CpuStrategy final : public TargetStrategy {
              c.explain += "schedule: " + r.fallback + "\n";
            }
            return r.tree;
+         }},
+        {"basteln-group", false,
+         [](const isl::schedule& s, PassContext& c) {
+           if (c.options.fusion != Fusion::Basteln) return s;
+           schedule::SchedulerOptions so;
+           so.timeLimit = c.options.scheduleTimeLimit;
+           return fuse::groupQuasiIdentityNests(c.scop, s, so, c.explain);
          }},
         {"fuse-outer", false,
          [](const isl::schedule& s, PassContext& c) {

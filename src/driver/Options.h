@@ -13,8 +13,8 @@
 namespace tessel::driver {
 
 // How eagerly statements share loops: the scheduler's strategies, or
-// basteln (smart fusion, then producers recomputed inside the tiles of their
-// consumers: paper 001).
+// basteln (paper 001: nests grouped along quasi-identity dependences, then
+// producers recomputed inside the tiles of their consumers).
 enum class Fusion { Min, Smart, Max, Basteln };
 
 struct CompileOptions {

@@ -66,8 +66,9 @@ class IslScheduler final : public Scheduler {
       for (const auto& [v, r] : stage.ranges) extent = std::max(extent, r.extent());
     isl_options_set_schedule_max_constant_term(c, static_cast<int>(std::min<int64_t>(extent, 1 << 20)));
 
-    isl::union_map validity = scop.deps.validity();
-    isl::schedule_constraints sc = isl::schedule_constraints::on_domain(scop.domain)
+    isl::union_set domain = options.instances ? scop.domain.intersect(*options.instances) : scop.domain;
+    isl::union_map validity = scop.deps.validity().intersect_domain(domain).intersect_range(domain);
+    isl::schedule_constraints sc = isl::schedule_constraints::on_domain(domain)
                                        .set_validity(validity)
                                        .set_coincidence(validity)
                                        .set_proximity(validity);
@@ -86,7 +87,9 @@ class IslScheduler final : public Scheduler {
       why += std::string(why.empty() ? "" : ", ") + fusionStrategyName(f) + " fusion stopped at " +
              stopReason(attempt.stop);
     }
-    return {scop.initialSchedule, why + "; kept the source order (no fusion, no loop reordering)"};
+    isl::schedule sourceOrder =
+        isl::manage(isl_schedule_intersect_domain(scop.initialSchedule.copy(), domain.copy()));
+    return {sourceOrder, why + "; kept the source order (no fusion, no loop reordering)"};
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "poly/Scop.h"
@@ -31,6 +32,9 @@ struct SchedulerOptions {
   // of the bound, about a second of work for typical operators (which need
   // far less), but not a time bound (an operation's cost varies a lot).
   unsigned long operationLimit = 20'000'000;
+  // When set, only these instances are scheduled, under the dependences among
+  // them (basteln's grouping schedules one group of nests at a time).
+  std::optional<isl::union_set> instances;
 };
 
 struct ScheduleResult {

@@ -140,7 +140,7 @@ TEST_F(Cli, DumpAfterEveryPass) {
   for (const char* pass :
        {"widen-accumulators", "extract", "schedule", "tile", "sink-contiguous", "distribute-inner",
         "mark-vector", "mark-parallel", "ast", "lir", "vectorize", "sink-across-bands", "promote",
-        "mark-unroll-jam", "register-tile", "fuse-outer", "contract", "stream-stores"}) {
+        "mark-unroll-jam", "register-tile", "fuse-outer", "contract", "stream-stores", "basteln-group"}) {
     auto r = runTessel("compile " + file("mm.tc") + " --dump-after=" + pass);
     EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << pass;

@@ -1,0 +1,388 @@
+#include "fuse/GroupQuasiIdentity.h"
+
+#include <isl/map.h>
+#include <isl/schedule.h>
+#include <isl/schedule_node.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "schedule/CheckSchedule.h"
+#include "schedule/TreeQueries.h"
+#include "tessel/error.h"
+
+namespace tessel::fuse {
+
+namespace {
+
+// Whether coordinate `d` of `set` takes a single value for each value of
+// the parameters (a constant, possibly parametric: K - 1).
+bool isFixed(const isl::set& set, unsigned d) {
+  unsigned n = set.tuple_dim();
+  isl_set* only = isl_set_project_out(set.copy(), isl_dim_set, d + 1, n - d - 1);
+  only = isl_set_project_out(only, isl_dim_set, 0, d);
+  isl::set values = isl::manage(only);
+  return values.lexmin().is_equal(values.lexmax());
+}
+
+// The relation pairs instances whose first `k` coordinates are equal.
+bool equalOnFirst(const isl::map& relation, unsigned k) {
+  isl_map* equal = isl_map_universe(isl_map_get_space(relation.get()));
+  for (unsigned i = 0; i < k; ++i) equal = isl_map_equate(equal, isl_dim_in, i, isl_dim_out, i);
+  return relation.is_subset(isl::manage(equal));
+}
+
+bool allMaps(const isl::union_map& relation, const std::function<bool(const isl::map&)>& test) {
+  bool all = true;
+  relation.foreach_map([&](isl::map m) { all = all && test(m); });
+  return all;
+}
+
+// The fewest coordinates among the statements of `instances`.
+unsigned fewestCoordinates(const isl::union_set& instances) {
+  unsigned fewest = ~0u;
+  instances.foreach_set([&](isl::set s) { fewest = std::min(fewest, s.tuple_dim()); });
+  return fewest == ~0u ? 0 : fewest;
+}
+
+// One child of the top sequence.
+struct Nest {
+  int child = 0;
+  isl::union_set filter;
+  unsigned coordinates = 0;    // the fewest any of its statements has
+  bool outerParallel = false;  // its own outer loop is parallel
+};
+
+class QuasiIdentityGrouping {
+ public:
+  QuasiIdentityGrouping(const poly::Scop& scop, const schedule::SchedulerOptions& groupScheduling,
+                        std::string& explain)
+      : scop_(scop), groupScheduling_(groupScheduling), explain_(explain) {}
+
+  isl::schedule run(const isl::schedule& schedule) {
+    isl::schedule_node sequence = schedule.root().child(0);
+    if (!sequence.isa<isl::schedule_node_sequence>()) return schedule;
+    int n = static_cast<int>(sequence.n_children());
+    for (int i = 0; i < n; ++i) nests_.push_back(nestAt(sequence, i));
+    std::vector<std::vector<int>> groups = formGroups();
+    if (static_cast<int>(groups.size()) == n) {
+      explain_ += reasons_;
+      return schedule;
+    }
+
+    isl::union_set_list filters(schedule.ctx(), static_cast<int>(groups.size()));
+    for (const auto& group : groups) filters = filters.add(domainOf(group));
+    isl::schedule_node top = isl::schedule::from_domain(schedule.get_domain()).root().child(0);
+    // One group: its tree is the whole tree (no sequence of one child).
+    bool whole = groups.size() == 1;
+    if (!whole) top = top.insert_sequence(filters);
+    auto keepEveryMark = [](const std::string&) { return true; };
+    std::string lines;
+    for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
+      const std::vector<int>& group = groups[static_cast<size_t>(g)];
+      isl::schedule_node leaf = whole ? top : top.child(g).child(0);
+      if (group.size() == 1) {
+        top = schedule::copySubtree(leaf, sequence.child(group.front()).child(0), keepEveryMark)
+                  .parent()
+                  .parent();
+        continue;
+      }
+      std::string how;
+      isl::schedule tree = groupTree(sequence, group, how);
+      top = schedule::copySubtree(leaf, tree.root().child(0), keepEveryMark);
+      if (!whole) top = top.parent().parent();
+      lines +=
+          "basteln-group: one band over " + schedule::statementNames(domainOf(group)) + " (" + how + ")\n";
+    }
+    isl::schedule result = top.schedule();
+    try {
+      schedule::checkSchedule(scop_, result, "basteln-group");
+    } catch (const UserError& e) {
+      explain_ += reasons_ + "basteln-group: the grouped tree is not valid (" + std::string(e.what()) +
+                  "); the nests stay apart\n";
+      return schedule;
+    }
+    explain_ += reasons_ + lines;
+    return result;
+  }
+
+ private:
+  isl::union_set domainOf(const std::vector<int>& group) const {
+    isl::union_set domain = nests_[static_cast<size_t>(group.front())].filter;
+    for (size_t k = 1; k < group.size(); ++k)
+      domain = domain.unite(nests_[static_cast<size_t>(group[k])].filter);
+    return domain;
+  }
+
+  Nest nestAt(const isl::schedule_node& sequence, int i) const {
+    Nest nest;
+    nest.child = i;
+    nest.filter = sequence.child(i).as<isl::schedule_node_filter>().get_filter();
+    nest.coordinates = fewestCoordinates(nest.filter);
+    isl::schedule_node below = sequence.child(i).child(0);
+    nest.outerParallel = below.isa<isl::schedule_node_band>() &&
+                         below.as<isl::schedule_node_band>().n_member() > 0 &&
+                         below.as<isl::schedule_node_band>().member_get_coincident(0);
+    return nest;
+  }
+
+  // Groups in an order that respects the dependences, each a list of
+  // sequence positions. Alg. 1 scans the nests in order; here the nests are
+  // visited in order too, and each takes every later nest its flow
+  // dependences reach quasi-identically, directly or through members already
+  // taken. Where the paper closes a group at the first nest that cannot join,
+  // this one skips such a nest (isl orders independent nests arbitrarily) and
+  // only refuses a joiner that would make the group depend on itself through
+  // a skipped nest.
+  std::vector<std::vector<int>> formGroups() {
+    int n = static_cast<int>(nests_.size());
+    // depends[a][b]: some dependence from nest a to nest b (a < b).
+    std::vector<std::vector<bool>> depends(static_cast<size_t>(n), std::vector<bool>(static_cast<size_t>(n)));
+    isl::union_map validity = scop_.deps.validity();
+    for (int a = 0; a < n; ++a)
+      for (int b = a + 1; b < n; ++b)
+        depends[a][b] =
+            !validity.intersect_domain(nests_[a].filter).intersect_range(nests_[b].filter).is_empty();
+    std::vector<int> groupOf(static_cast<size_t>(n), -1);
+    std::vector<std::vector<int>> groups;
+    for (int i = 0; i < n; ++i) {
+      if (groupOf[i] >= 0) continue;
+      std::vector<int> group{i};
+      groupOf[i] = static_cast<int>(groups.size());
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (int j = i + 1; j < n; ++j) {
+          if (groupOf[j] >= 0) continue;
+          if (!joins(group, j, depends)) continue;
+          group.push_back(j);
+          std::sort(group.begin(), group.end());
+          groupOf[j] = groupOf[i];
+          grew = true;
+        }
+      }
+      groups.push_back(group);
+    }
+    return orderGroups(groups, groupOf, depends);
+  }
+
+  // Whether nest `j` may join `group`: linked to it by flow dependences that
+  // are all quasi-identity (either way: a nest the group's later members
+  // read joins too), sharing coordinates, not closing a cycle through nests
+  // outside the group, and keeping an outer parallel loop (d = 1).
+  bool joins(const std::vector<int>& group, int j, const std::vector<std::vector<bool>>& depends) {
+    const Nest& next = nests_[static_cast<size_t>(j)];
+    std::vector<int> all = group;
+    all.push_back(j);
+    std::sort(all.begin(), all.end());
+    unsigned shared = ~0u;
+    for (int m : all) shared = std::min(shared, nests_[static_cast<size_t>(m)].coordinates);
+    isl::union_set groupDomain = domainOf(group);
+    isl::union_map flow =
+        scop_.deps.flow.intersect_domain(groupDomain)
+            .intersect_range(next.filter)
+            .unite(scop_.deps.flow.intersect_domain(next.filter).intersect_range(groupDomain));
+    if (flow.is_empty()) return false;  // not linked (yet): another member may link it later
+    std::string names = schedule::statementNames(next.filter);
+    auto refuse = [&](const std::string& why) {
+      // (The group named by the nest that started it: it grows while it is built.)
+      std::string line = "basteln-group: " + names + " stays out of the group of " +
+                         schedule::statementNames(nests_[static_cast<size_t>(group.front())].filter) + " (" +
+                         why + ")\n";
+      if (reported_.insert(line).second) reasons_ += line;
+      return false;
+    };
+    if (shared == 0) return refuse("no coordinates in common");
+    if (!allMaps(flow, isQuasiIdentity)) return refuse("a dependence is not quasi-identity");
+    // Anti and output dependences need only the shared coordinates equal:
+    // the sequence under the shared band orders the rest.
+    isl::union_set allDomain = groupDomain.unite(next.filter);
+    isl::union_map inside = scop_.deps.validity().intersect_domain(allDomain).intersect_range(allDomain);
+    isl::union_map across =
+        inside.subtract(inside.intersect_domain(next.filter).intersect_range(next.filter));
+    if (!allMaps(across, [&](const isl::map& m) { return equalOnFirst(m, shared); }))
+      return refuse("a dependence crosses the shared coordinates");
+    // No path from a member out of the group and back into it.
+    // (reached: a nest outside that depends on a member, directly or not.)
+    auto isMember = [&](int k) { return std::binary_search(all.begin(), all.end(), k); };
+    std::vector<bool> reached(nests_.size(), false);
+    for (int k = all.front(); k <= all.back(); ++k) {
+      for (int a = all.front(); a < k; ++a) {
+        if (!depends[a][k]) continue;
+        if (isMember(k) && reached[a])
+          return refuse("it and the group depend on each other through other nests");
+        if (!isMember(k) && (isMember(a) || reached[a])) reached[k] = true;
+      }
+    }
+    // d = 1: keep an outer parallel loop when some nest had one.
+    bool parallelBefore = false;
+    for (int m : all) parallelBefore = parallelBefore || nests_[static_cast<size_t>(m)].outerParallel;
+    if (parallelBefore && !allMaps(inside, [](const isl::map& m) { return equalOnFirst(m, 1); }))
+      return refuse("the shared outer loop would carry a dependence");
+    return true;
+  }
+
+  // The groups in a dependence order: the first ready group in program
+  // order each time (Kahn's algorithm).
+  static std::vector<std::vector<int>> orderGroups(const std::vector<std::vector<int>>& groups,
+                                                   const std::vector<int>& groupOf,
+                                                   const std::vector<std::vector<bool>>& depends) {
+    size_t g = groups.size(), n = groupOf.size();
+    std::vector<std::vector<bool>> before(g, std::vector<bool>(g, false));
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = a + 1; b < n; ++b)
+        if (depends[a][b] && groupOf[a] != groupOf[b]) before[groupOf[a]][groupOf[b]] = true;
+    std::vector<bool> placed(g, false);
+    std::vector<std::vector<int>> ordered;
+    while (ordered.size() < g) {
+      for (size_t c = 0; c < g; ++c) {
+        if (placed[c]) continue;
+        bool ready = true;
+        for (size_t p = 0; p < g && ready; ++p) ready = placed[p] || !before[p][c];
+        if (!ready) continue;
+        placed[c] = true;
+        ordered.push_back(groups[c]);
+        break;
+      }
+    }
+    return ordered;
+  }
+
+  // The subtree of a group of nests (its root is a domain node).
+  isl::schedule groupTree(const isl::schedule_node& sequence, const std::vector<int>& group,
+                          std::string& how) const {
+    isl::union_set domain = domainOf(group);
+    unsigned shared = fewestCoordinates(domain);
+    schedule::SchedulerOptions options = groupScheduling_;
+    options.fusion = schedule::FusionStrategy::Smart;
+    options.instances = domain;
+    schedule::ScheduleResult byIsl = schedule::makeIslScheduler()->run(scop_, options);
+    if (byIsl.fallback.empty()) {
+      isl::schedule_node first = byIsl.tree.root().child(0);
+      bool parallelBefore = false;
+      for (int m : group) parallelBefore = parallelBefore || nests_[static_cast<size_t>(m)].outerParallel;
+      if (first.isa<isl::schedule_node_band>()) {
+        auto band = first.as<isl::schedule_node_band>();
+        if (band.n_member() >= shared && (!parallelBefore || band.member_get_coincident(0))) {
+          how = "isl's band over the group, " + std::to_string(band.n_member()) + " loops";
+          return byIsl.tree;
+        }
+      }
+    }
+    how = std::to_string(shared) + " shared coordinates";
+    return sharedCoordinatesTree(sequence, group, shared);
+  }
+
+  // The paper's construction: a band over each statement's first `shared`
+  // coordinates above a sequence of the nests' own subtrees.
+  isl::schedule sharedCoordinatesTree(const isl::schedule_node& sequence, const std::vector<int>& group,
+                                      unsigned shared) const {
+    isl::union_set domain = domainOf(group).intersect(scop_.domain);
+    isl::union_map coordinates = isl::union_map::empty(domain.ctx());
+    domain.foreach_set([&](isl::set s) {
+      unsigned n = s.tuple_dim();
+      isl_map* first = isl_map_identity(isl_space_map_from_set(isl_set_get_space(s.get())));
+      first = isl_map_project_out(first, isl_dim_out, shared, n - shared);
+      first = isl_map_reset_tuple_id(first, isl_dim_out);
+      coordinates = coordinates.unite(isl::manage(first));
+    });
+    isl::union_set_list filters(domain.ctx(), static_cast<int>(group.size()));
+    for (int m : group) filters = filters.add(nests_[static_cast<size_t>(m)].filter);
+    isl::schedule_node node = isl::schedule::from_domain(domain).root().child(0).insert_sequence(filters);
+    auto keepEveryMark = [](const std::string&) { return true; };
+    for (int k = 0; k < static_cast<int>(group.size()); ++k) {
+      node = schedule::copySubtree(node.child(k).child(0),
+                                   sequence.child(group[static_cast<size_t>(k)]).child(0), keepEveryMark);
+      node = withoutSharedMembers(node, domain, shared).parent().parent();
+    }
+    isl::multi_union_pw_aff band = isl::manage(isl_multi_union_pw_aff_from_union_map(coordinates.copy()));
+    auto inserted = node.insert_partial_schedule(band).as<isl::schedule_node_band>();
+    // Permutable when no dependence goes backwards along a shared coordinate.
+    isl::union_map inside = scop_.deps.validity().intersect_domain(domain).intersect_range(domain);
+    isl::union_set distances = inside.apply_domain(coordinates).apply_range(coordinates).deltas();
+    std::string nonNegative = "{ [";
+    std::string conditions;
+    for (unsigned d = 0; d < shared; ++d) {
+      nonNegative += (d ? ", x" : "x") + std::to_string(d);
+      conditions += (d ? " and x" : "x") + std::to_string(d) + " >= 0";
+    }
+    nonNegative += "] : " + conditions + " }";
+    inserted = inserted.set_permutable(distances.is_subset(isl::union_set(domain.ctx(), nonNegative)));
+    return schedule::recomputeCoincidence(scop_, inserted).schedule();
+  }
+
+  // The band at `node` without the members that repeat a shared coordinate
+  // (the shared band runs them already; they would be one-iteration loops
+  // that the tiling passes take for loops); the node itself when it is no
+  // band, the node below when no member stays.
+  isl::schedule_node withoutSharedMembers(isl::schedule_node node, const isl::union_set& domain,
+                                          unsigned shared) const {
+    if (!node.isa<isl::schedule_node_band>()) return node;
+    auto band = node.as<isl::schedule_node_band>();
+    isl::union_set here = schedule::nodeDomain(band);
+    isl::multi_union_pw_aff partial = band.get_partial_schedule();
+    int members = static_cast<int>(band.n_member());
+    std::vector<bool> repeats(static_cast<size_t>(members), false);
+    for (unsigned d = 0; d < shared; ++d) {
+      isl::union_map coordinate = isl::union_map::empty(domain.ctx());
+      here.foreach_set([&](isl::set s) {
+        unsigned n = s.tuple_dim();
+        isl_map* only = isl_map_identity(isl_space_map_from_set(isl_set_get_space(s.get())));
+        only = isl_map_project_out(only, isl_dim_out, d + 1, n - d - 1);
+        only = isl_map_project_out(only, isl_dim_out, 0, d);
+        only = isl_map_reset_tuple_id(only, isl_dim_out);
+        coordinate = coordinate.unite(isl::manage(only).intersect_domain(s));
+      });
+      for (int m = 0; m < members; ++m) {
+        isl::union_map member =
+            isl::union_map::from(isl::multi_union_pw_aff(partial.at(m))).intersect_domain(here);
+        if (member.is_equal(coordinate)) repeats[static_cast<size_t>(m)] = true;
+      }
+    }
+    if (std::find(repeats.begin(), repeats.end(), true) == repeats.end()) return node;
+    bool permutable = band.permutable();
+    isl_multi_union_pw_aff* kept = partial.copy();
+    for (int m = members - 1; m >= 0; --m)
+      if (repeats[static_cast<size_t>(m)])
+        kept = isl_multi_union_pw_aff_drop_dims(kept, isl_dim_set, static_cast<unsigned>(m), 1);
+    node = isl::manage(isl_schedule_node_delete(node.release()));
+    isl::multi_union_pw_aff rest = isl::manage(kept);
+    if (rest.size() == 0) return node;
+    auto inserted =
+        node.insert_partial_schedule(rest).as<isl::schedule_node_band>().set_permutable(permutable);
+    return schedule::recomputeCoincidence(scop_, inserted);
+  }
+
+  const poly::Scop& scop_;
+  const schedule::SchedulerOptions& groupScheduling_;
+  std::string& explain_;
+  std::vector<Nest> nests_;         // the top sequence's children
+  std::string reasons_;             // why nests stayed out of groups
+  std::set<std::string> reported_;  // lines already in it
+};
+
+}  // namespace
+
+bool isQuasiIdentity(const isl::map& relation) {
+  unsigned m = static_cast<unsigned>(isl_map_dim(relation.get(), isl_dim_in));
+  unsigned n = static_cast<unsigned>(isl_map_dim(relation.get(), isl_dim_out));
+  unsigned shared = std::min(m, n);
+  if (!equalOnFirst(relation, shared)) return false;
+  for (unsigned d = shared; d < m; ++d)
+    if (!isFixed(relation.domain(), d)) return false;
+  for (unsigned d = shared; d < n; ++d)
+    if (!isFixed(relation.range(), d)) return false;
+  return true;
+}
+
+isl::schedule groupQuasiIdentityNests(const poly::Scop& scop, const isl::schedule& schedule,
+                                      const schedule::SchedulerOptions& groupScheduling,
+                                      std::string& explain) {
+  return QuasiIdentityGrouping(scop, groupScheduling, explain).run(schedule);
+}
+
+}  // namespace tessel::fuse
