@@ -32,6 +32,19 @@ static inline tessel_v16 tessel_v16_load_stride2(const float* p, tessel_m16 m) {
   return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps((tessel_m16)lo, p), even,
                                 _mm512_maskz_loadu_ps((tessel_m16)hi, p + 16));
 }
+/* Lane i reads p[q(n0 + i) - q(n0)], q(n) = n / 2^shift truncated toward zero as C divides (an
+ * upsampling's in(w / 2), p at lane 0's element): the quotients of 16 consecutive numerators lie
+ * within 16 elements, loaded once (only those active lanes read) and spread by a permute. */
+static inline tessel_v16 tessel_v16_load_quotient(const float* p, int32_t n0, int shift, tessel_m16 m) {
+  const __m512i n = _mm512_add_epi32(_mm512_set1_epi32(n0),
+                                     _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  /* Negative numerators get 2^shift - 1 added first, so the arithmetic shift truncates. */
+  const __m512i bias = _mm512_srlv_epi32(_mm512_srai_epi32(n, 31), _mm512_set1_epi32(32 - shift));
+  const __m512i q = _mm512_srav_epi32(_mm512_add_epi32(n, bias), _mm512_set1_epi32(shift));
+  const __m512i at = _mm512_sub_epi32(q, _mm512_set1_epi32(n0 / (1 << shift)));
+  const int used = _mm512_mask_reduce_or_epi32(m, _mm512_sllv_epi32(_mm512_set1_epi32(1), at));
+  return _mm512_permutexvar_ps(at, _mm512_maskz_loadu_ps((tessel_m16)used, p));
+}
 static inline void tessel_v16_store(float* p, tessel_m16 m, tessel_v16 v) { _mm512_mask_storeu_ps(p, m, v); }
 /* Non-temporal store of a full vector at a 64-byte boundary, else a plain one. */
 static inline void tessel_v16_stream(float* p, tessel_m16 m, tessel_v16 v) {
@@ -147,6 +160,23 @@ static inline tessel_v8 tessel_v8_load_stride2(const float* p, tessel_m8 m) {
   /* per 128-bit half: a0 a2 b0 b2 | a4 a6 b4 b6, then the 64-bit pairs reordered */
   __m256 pairs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+/* As tessel_v16_load_quotient: the lanes' quotients lie within 8 elements. */
+static inline tessel_v8 tessel_v8_load_quotient(const float* p, int32_t n0, int shift, tessel_m8 m) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i n = _mm256_add_epi32(_mm256_set1_epi32(n0), lane);
+  const __m256i bias = _mm256_srlv_epi32(_mm256_srai_epi32(n, 31), _mm256_set1_epi32(32 - shift));
+  const __m256i q = _mm256_srav_epi32(_mm256_add_epi32(n, bias), _mm256_set1_epi32(shift));
+  const __m256i at = _mm256_sub_epi32(q, _mm256_set1_epi32(n0 / (1 << shift)));
+  /* The elements active lanes read, as one bit each, then as a lane mask of the load. */
+  const __m256i bits = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), at), m);
+  __m128i any = _mm_or_si128(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
+  any = _mm_or_si128(any, _mm_shuffle_epi32(any, 0x4E));
+  any = _mm_or_si128(any, _mm_shuffle_epi32(any, 0xB1));
+  const __m256i used = _mm256_cmpeq_epi32(
+      _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(_mm_cvtsi128_si32(any)), lane), _mm256_set1_epi32(1)),
+      _mm256_set1_epi32(1));
+  return _mm256_permutevar8x32_ps(_mm256_maskload_ps(p, used), at);
 }
 static inline void tessel_v8_store(float* p, tessel_m8 m, tessel_v8 v) { _mm256_maskstore_ps(p, m, v); }
 /* Non-temporal store of a full vector at a 32-byte boundary, else a plain one (consecutive

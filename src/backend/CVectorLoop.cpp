@@ -328,12 +328,17 @@ class VectorLoopEmitter {
     auto a = [&](int i) { return vec(e->operands[static_cast<size_t>(i)], mask); };
     switch (e->kind) {
       case ExprKind::Load: {
-        std::optional<int64_t> stride =
-            lir::strideIn(lir::inlineLets(e->operands[0], currentLets_), loop_.name);
-        TESSEL_CHECK(stride && (*stride == 1 || *stride == 2), "emit-c",
-                     "vector loop load is neither unit-stride nor stride 2");
-        return v_ + (*stride == 2 ? "_load_stride2(&" : "_load(&") + scalar_.buffer(e->name) + "[" +
-               scalar_.expr(e->operands[0]) + "], " + mask + ")";
+        Expr index = lir::inlineLets(e->operands[0], currentLets_);
+        std::string first = "&" + scalar_.buffer(e->name) + "[" + scalar_.expr(e->operands[0]) + "]";
+        std::optional<int64_t> stride = lir::strideIn(index, loop_.name);
+        if (stride && (*stride == 1 || *stride == 2))
+          return v_ + (*stride == 2 ? "_load_stride2(" : "_load(") + first + ", " + mask + ")";
+        // The numerator is printed with the lets, as the index is: the first lane's value.
+        std::optional<lir::QuotientIndex> q = lir::quotientIndex(index, loop_.name);
+        TESSEL_CHECK(q.has_value(), "emit-c",
+                     "vector loop load is neither unit-stride, stride 2 nor a quotient");
+        return v_ + "_load_quotient(" + first + ", (int32_t)(" + scalar_.expr(q->numerator) + "), " +
+               std::to_string(q->shift) + ", " + mask + ")";
       }
       case ExprKind::Binary:
         switch (e->binaryOp) {

@@ -115,10 +115,11 @@ class BodyChecker {
         // Inside a per-lane branch the load is masked with the branch's lanes.
         auto t = buffers_.find(e->name);
         if (t == buffers_.end() || t->second != DType::F32) return "it reads a non-f32 tensor";
-        // Unit stride, or stride 2 (deinterleaving loads, see VectorPrelude.h).
+        // Unit stride, stride 2 (deinterleaving loads) or a quotient (see VectorPrelude.h).
         std::optional<int64_t> stride = strideIn(e->operands[0], loop_.name);
-        if (!stride || (*stride != 1 && *stride != 2)) return "a read is strided or indirect";
-        return "";
+        if (stride && (*stride == 1 || *stride == 2)) return "";
+        if (quotientIndex(e->operands[0], loop_.name)) return "";
+        return "a read is strided or indirect";
       }
       case ExprKind::Binary:
         switch (e->binaryOp) {
@@ -295,6 +296,32 @@ std::optional<int64_t> integerStride(const Expr& e, const std::string& var) {
 }
 
 }  // namespace
+
+std::optional<QuotientIndex> quotientIndex(const Expr& e, const std::string& var) {
+  if (!e->index && e->type != DType::I32) return std::nullopt;
+  switch (e->kind) {
+    case ExprKind::Cast:
+      return quotientIndex(e->operands[0], var);
+    case ExprKind::Binary: {
+      const Expr& a = e->operands[0];
+      const Expr& b = e->operands[1];
+      if (e->binaryOp == BinaryOp::Add) {
+        if (!dependsOn(a, var)) return quotientIndex(b, var);
+        if (!dependsOn(b, var)) return quotientIndex(a, var);
+        return std::nullopt;
+      }
+      if (e->binaryOp == BinaryOp::Sub) return dependsOn(b, var) ? std::nullopt : quotientIndex(a, var);
+      if (e->binaryOp != BinaryOp::Div || b->kind != ExprKind::IntImm) return std::nullopt;
+      std::optional<int64_t> stride = integerStride(a, var);
+      if (!stride || *stride != 1) return std::nullopt;
+      for (int shift = 1; shift <= 4; ++shift)
+        if (b->intValue == int64_t{1} << shift) return QuotientIndex{a, shift};
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
 
 bool isIntegerLaneValue(const Expr& e, const std::string& var) {
   std::optional<int64_t> stride = integerStride(e, var);

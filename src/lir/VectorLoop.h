@@ -1,7 +1,8 @@
 // What the vectorizer and the vector code generator both need to know about
 // the body of a loop marked vectorizable: whether each index moves with the
 // loop variable by one element per iteration (unit stride), by two (reads
-// only: deinterleaving loads) or not at all (uniform), whether a value
+// only: deinterleaving loads), by a quotient of the loop variable (reads
+// only: upsampling) or not at all (uniform), whether a value
 // varies across iterations, and which stores are
 // reductions into one element. A loop is vectorized only when every
 // statement of its body maps onto SIMD operations; otherwise it stays scalar.
@@ -29,6 +30,15 @@ Expr inlineLets(const Expr& e, const LetBindings& lets);
 // 1 unit stride, another constant, or nullopt when it is not affine in `var`.
 std::optional<int64_t> strideIn(const Expr& e, const std::string& var);
 bool dependsOn(const Expr& e, const std::string& var);
+// A read index (lets inlined) whose only part that moves with `var` is an
+// added truncating division `n / d` of an integer n of unit stride by a power
+// of two d from 2 to 16 (upsampling's in(w / 2)): the lanes' quotients are
+// consecutive or repeated, within 16 consecutive elements.
+struct QuotientIndex {
+  Expr numerator;
+  int shift = 0;  // d = 2^shift
+};
+std::optional<QuotientIndex> quotientIndex(const Expr& index, const std::string& var);
 // An integer lane value: an index or int32 expression (lets inlined) that is
 // uniform in `var` or moves by exactly one per iteration (e.g. int32(j),
 // i + j + 1). Vector code holds it as int32 lanes: the first lane's value

@@ -1,6 +1,7 @@
-// The vector prelude's stride-2 loads, on every lane mask: active lanes get
-// p[2i], inactive ones 0, and no element past the last active lane's is read
-// (the buffer ends at an unreadable page).
+// The vector prelude's stride-2 and quotient loads, on every lane mask:
+// active lanes get their elements (stride 2: p[2i], inactive lanes 0), and no
+// element past the last active lane's is read (the buffer ends at an
+// unreadable page).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -42,8 +43,24 @@ void tessel_vp_test_stride2(int lanes, const float* p, unsigned mask, float* out
   _mm256_storeu_ps(out, tessel_v8_load_stride2(p, m));
 #endif
 }
+/* Lane i reads p[(n0 + i) / 2^shift - n0 / 2^shift]. */
+void tessel_vp_test_quotient(int lanes, const float* p, int n0, int shift, unsigned mask, float* out) {
+#if defined(__AVX512F__)
+  if (lanes == 16) {
+    _mm512_storeu_ps(out, tessel_v16_load_quotient(p, n0, shift, (tessel_m16)mask));
+    return;
+  }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  int bits[8];
+  for (int i = 0; i < 8; ++i) bits[i] = (mask >> i) & 1u ? -1 : 0;
+  tessel_m8 m = _mm256_loadu_si256((const __m256i*)bits);
+  _mm256_storeu_ps(out, tessel_v8_load_quotient(p, n0, shift, m));
+#endif
+}
 )C";
 
+using QuotientFn = void (*)(int, const float*, int, int, unsigned, float*);
 using LoadFn = void (*)(int, const float*, unsigned, float*);
 
 // Two pages; the second one unreadable. Returns the start of the mapping.
@@ -83,6 +100,45 @@ TEST(VectorPreludeTest, Stride2LoadsReadOnlyTheActiveLanesElements) {
   float* pages = guardedPages(page);
   if (widest == 16) checkEveryMask(load, 16, pages, page);
   checkEveryMask(load, 8, pages, page);
+  munmap(pages, 2 * page);
+}
+
+// Numerators from -40 to 40 (negative ones truncate toward zero, as C
+// divides), divisors 2 to 16, every lane mask; inactive lanes may hold
+// anything.
+void checkQuotients(QuotientFn load, int lanes, float* pages, size_t page) {
+  float* end = pages + page / sizeof(float);
+  for (int shift = 1; shift <= 4; ++shift)
+    for (int n0 = -40; n0 <= 40; n0 += (lanes == 16 ? 3 : 1)) {
+      int d = 1 << shift;
+      for (unsigned mask = 1; mask < (1u << lanes); mask += (lanes == 16 ? 7 : 1)) {
+        int last = 31 - __builtin_clz(mask);
+        int span = (n0 + last) / d - n0 / d;  // the last active lane's element
+        float* p = end - (span + 1);
+        for (int i = 0; i <= span; ++i) p[i] = static_cast<float>(i + 1);
+        float out[16];
+        load(lanes, p, n0, shift, mask, out);
+        for (int i = 0; i < lanes; ++i) {
+          if (!((mask >> i) & 1u)) continue;
+          ASSERT_EQ(out[i], static_cast<float>((n0 + i) / d - n0 / d + 1))
+              << lanes << " lanes, n0 " << n0 << ", d " << d << ", mask " << mask << ", lane " << i;
+        }
+      }
+    }
+}
+
+TEST(VectorPreludeTest, QuotientLoadsReadOnlyTheActiveLanesElements) {
+  std::string source = std::string(kKernelPrelude) + vectorMathText() + kVectorPrelude + kLoadSource;
+  auto object = runtime::compileSharedObject(source, runtime::CCompilerOptions::defaults());
+  void* handle = dlopen(object.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  int widest = reinterpret_cast<int (*)()>(dlsym(handle, "tessel_vp_test_lanes"))();
+  if (widest == 0) GTEST_SKIP() << "no AVX2+FMA on this CPU";
+  auto load = reinterpret_cast<QuotientFn>(dlsym(handle, "tessel_vp_test_quotient"));
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  float* pages = guardedPages(page);
+  if (widest == 16) checkQuotients(load, 16, pages, page);
+  checkQuotients(load, 8, pages, page);
   munmap(pages, 2 * page);
 }
 

@@ -45,6 +45,10 @@ const VectorCase kCases[] = {
     {"stride2",
      "def f(float(N,N) A) -> (C) {\n  C(i,j) = A(i, 2 * j) - 3 * (j < (N - 1) / 2 ? A(i, 2 * j + 1) : 0) "
      "where j in 0:(N + 1) / 2\n}\n"},
+    // Quotient reads (an upsampling): lanes share elements, numerators may be negative (trunc).
+    {"quotient",
+     "def f(float(N,N) A) -> (C) {\n  C(i,j) = A(i, j / 2) + 2 * A(i, (j + 1) / 2) - A(i, (j + 3) / 4) + "
+     "A(i, (j - 1) / 2) * (j >= 2 ? A(i, (j - 3) / 2) : 0.5) where j in 0:2 * N - 1\n}\n"},
     {"softmax",
      "def f(float(N,N) X) -> (Y) {\n  m(i) max=! X(i,j)\n  e(i,j) = exp(X(i,j) - m(i))\n  s(i) +=! e(i,j)\n"
      "  Y(i,j) = e(i,j) / s(i)\n}\n"},
@@ -110,6 +114,27 @@ TEST(Vectorize, Stride2ReadsUseDeinterleavingLoads) {
                                                 " N=" + std::to_string(n) + "\n" + tc);
       driver::CompiledProgram cp = driver::compile(p, {});
       EXPECT_NE(cp.cSource.find("_load_stride2(&"), std::string::npos) << tc << " N=" << n << cp.explanation;
+      runtime::RunOptions ro;
+      ro.check = true;
+      ro.threads = 2;
+      auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+      for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << tc << " N=" << n << ": " << out.message;
+    }
+}
+
+// Reads through a quotient of the vector loop's variable (upsampling's
+// in(w / 2), in(w / 4)) in an elementwise loop and a reduction use the
+// quotient loads, at odd and even sizes.
+TEST(Vectorize, QuotientReadsUseUpsamplingLoads) {
+  const char* const programs[] = {
+      "def f(float(N,N) A) -> (C) {\n  C(i,j) = (A(i, j / 2) + A(i, (j + 1) / 2)) / 2 where j in 0:2 * N - "
+      "1\n}\n",
+      "def f(float(N,N) A) -> (S) {\n  S(i) +=! A(i, k / 4) where k in 0:4 * N\n}\n"};
+  for (const char* tc : programs)
+    for (int n : {16, 33, 64}) {
+      te::Program p = front::testing::lowerText("# sizes: N=" + std::to_string(n) + "\n" + tc);
+      driver::CompiledProgram cp = driver::compile(p, {});
+      EXPECT_NE(cp.cSource.find("_load_quotient(&"), std::string::npos) << tc << " N=" << n << cp.explanation;
       runtime::RunOptions ro;
       ro.check = true;
       ro.threads = 2;
