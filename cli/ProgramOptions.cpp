@@ -40,9 +40,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       ->check(CLI::IsMember({"auto", "always", "off"}));
   cmd->add_option(
          "--inline", args.inlineElementwise,
-         "on: inline elementwise temporaries whose elements are each read once into their readers "
-         "(paper 001 Alg. 5); off (default): keep them (contraction makes them per-iteration buffers)")
-      ->check(CLI::IsMember({"on", "off"}));
+         "cheap (default): inline temporaries that a few cheap operations compute from the inputs and "
+         "that are larger than the private caches, even where read several times; on: also inline "
+         "elementwise temporaries whose elements are each read once (paper 001 Alg. 5); off: keep them all")
+      ->check(CLI::IsMember({"on", "cheap", "off"}));
   cmd->add_option("--tiles", args.tiles,
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
   cmd->add_option("--hardware", args.hardwareFile,
@@ -67,6 +68,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
   o.inlineElementwise = args.inlineElementwise == "on";
+  o.recomputeCheap = args.inlineElementwise != "off";
   o.promotion = driver::parsePromotion(args.promote);
   o.streamingStores = driver::parseStreamingStores(args.streamStores);
   o.scheduleTimeLimit = std::chrono::milliseconds(static_cast<int64_t>(args.scheduleTimeLimitSeconds * 1000));

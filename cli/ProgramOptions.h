@@ -19,7 +19,7 @@ struct ProgramArgs {
   std::string vectorize = "on";
   std::string promote = "auto";
   std::string streamStores = "auto";
-  std::string inlineElementwise = "off";
+  std::string inlineElementwise = "cheap";
   std::string tiles;         // policy text, or @FILE
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
     "fusion=min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
-    "promote=auto|all|off, inline=on|off, "
+    "promote=auto|all|off, inline=on|cheap|off, "
     "stream-stores=auto|always|off or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
@@ -66,9 +66,10 @@ class OptionListParser {
           fail(valueStart, "bad vectorize '" + value + "' (expected vectorize=on or vectorize=off)");
         options.vectorize = value == "on";
       } else if (key == "inline") {
-        if (value != "on" && value != "off")
-          fail(valueStart, "bad inline '" + value + "' (expected inline=on or inline=off)");
+        if (value != "on" && value != "cheap" && value != "off")
+          fail(valueStart, "bad inline '" + value + "' (expected inline=on, inline=cheap or inline=off)");
         options.inlineElementwise = value == "on";
+        options.recomputeCheap = value != "off";
       } else if (key == "promote") {
         options.promotion = located(valueStart, [&] { return driver::parsePromotion(value); });
       } else if (key == "stream-stores") {

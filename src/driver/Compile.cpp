@@ -27,6 +27,7 @@ std::string CompileOptions::toString() const {
   s += autoTiling ? " tiling=auto" : " tiling=off";
   if (!vectorize) s += " vectorize=off";
   if (inlineElementwise) s += " inline=on";
+  if (!inlineElementwise && !recomputeCheap) s += " inline=off";
   if (promotion != Promotion::Auto) s += std::string(" promote=") + promotionName(promotion);
   if (streamingStores != StreamingStores::Auto)
     s += std::string(" stream-stores=") + streamingStoresName(streamingStores);
@@ -198,6 +199,16 @@ int64_t cacheBytes(const target::Hardware& hardware) {
   return bytes;
 }
 
+// The largest cache one core has to itself (0 when none is known): a
+// temporary beyond it goes through shared caches or memory.
+int64_t largestPrivateCacheBytes(const target::Hardware& hardware) {
+  int64_t bytes = 0;
+  for (const auto& level : hardware.memory)
+    if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM" && level.sharedBy <= 1)
+      bytes = std::max(bytes, level.capacityBytes);
+  return bytes;
+}
+
 }  // namespace
 
 CompiledProgram compile(const te::Program& program, const CompileOptions& options,
@@ -231,8 +242,14 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   if (options.dumpAfter == "widen-accumulators") keepDump(te::toString(lowered));
   poly::IslContext isl;
   try {
-    if (options.inlineElementwise)
-      timed("inline", [&] { lowered = fuse::inlineElementwise(isl.ctx(), lowered, out.explanation); });
+    fuse::InlineOptions inlining;
+    inlining.readOnce = options.inlineElementwise;
+    if (options.recomputeCheap && !options.schedule)
+      inlining.recomputeAboveBytes =
+          largestPrivateCacheBytes(options.hardware ? *options.hardware : target::detectHost());
+    if (inlining.readOnce || inlining.recomputeAboveBytes > 0)
+      timed("inline",
+            [&] { lowered = fuse::inlineElementwise(isl.ctx(), lowered, inlining, out.explanation); });
     if (options.dumpAfter == "inline") keepDump(te::toString(lowered));
     auto extractStart = Clock::now();
     poly::Scop scop = poly::extractScop(isl.ctx(), lowered);

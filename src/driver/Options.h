@@ -45,6 +45,11 @@ struct CompileOptions {
   // on a CPU the contracted temporary costs about as little, and inlining
   // changes what basteln can fuse (interpolate: 21 -> 27 ms at 1 thread).
   bool inlineElementwise = false;
+  // Temporaries cheap to recompute from the inputs and too large for the
+  // private caches are inlined even where they are read several times
+  // (fuse/InlineElementwise.h); `--inline off` turns this off too. Never with
+  // --schedule, whose tree names the program's statements.
+  bool recomputeCheap = true;
   // Copying reused operand tiles into contiguous local buffers: where the
   // cost model expects a gain (auto), wherever it is legal (all: for testing
   // the copies), or never.

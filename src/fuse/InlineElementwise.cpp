@@ -1,6 +1,7 @@
 #include "fuse/InlineElementwise.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -65,9 +66,60 @@ te::Expr substituteRead(const te::Stage& producer, te::DType type, const te::Exp
   return value->type == type && !narrow ? value : te::cast(type, value, read.loc);
 }
 
+// Operations that recomputing `e` costs, or nullopt when it holds one that
+// is not cheap (a division, a math function).
+std::optional<int> cheapOperations(const te::Expr& e) {
+  int own = 0;
+  switch (e->kind) {
+    case te::ExprKind::Const:
+    case te::ExprKind::Var:
+    case te::ExprKind::Access:
+    case te::ExprKind::Cast:
+      break;
+    case te::ExprKind::Select:
+      own = 1;
+      break;
+    case te::ExprKind::Unary:
+      if (e->unaryOp != te::UnaryOp::Neg && e->unaryOp != te::UnaryOp::Abs && e->unaryOp != te::UnaryOp::Not)
+        return std::nullopt;
+      own = 1;
+      break;
+    case te::ExprKind::Binary:
+      switch (e->binaryOp) {
+        case te::BinaryOp::Add:
+        case te::BinaryOp::Sub:
+        case te::BinaryOp::Mul:
+        case te::BinaryOp::Min:
+        case te::BinaryOp::Max:
+        case te::BinaryOp::And:
+        case te::BinaryOp::Or:
+          own = 1;
+          break;
+        default:
+          if (!te::isComparison(e->binaryOp)) return std::nullopt;
+          own = 1;
+      }
+      break;
+  }
+  // Index arithmetic is free here: it is the readers' addressing.
+  if (e->kind != te::ExprKind::Access)
+    for (const auto& o : e->operands) {
+      std::optional<int> inner = cheapOperations(o);
+      if (!inner) return std::nullopt;
+      own += *inner;
+    }
+  return own;
+}
+
+// The cheap rule's bounds (see the header).
+constexpr int kMaxCheapOperations = 4;
+constexpr double kMaxReadsPerElement = 8;
+constexpr double kMaxRecomputedPerElement = 16;
+
 class Inliner {
  public:
-  Inliner(isl::ctx ctx, std::string& explain) : ctx_(ctx), explain_(explain) {}
+  Inliner(isl::ctx ctx, const InlineOptions& options, std::string& explain)
+      : ctx_(ctx), options_(options), explain_(explain) {}
 
   te::Program run(te::Program program) {
     std::map<std::string, std::string> kept;  // temporary -> why, from the last look
@@ -82,11 +134,12 @@ class Inliner {
         if (t.role != te::TensorRole::Temporary || stage.reduction != te::Reduction::None ||
             !stage.existsReads.empty())
           continue;
-        if (auto why = whyKept(program, scop, s)) {
-          kept[t.name] = *why;
+        std::string how;
+        if (auto why = whyKept(program, scop, s, how)) {
+          if (options_.readOnce) kept[t.name] = *why;
           continue;
         }
-        explain_ += "inline: " + t.name + " inlined into " + readerNames(program, t.name) + "\n";
+        explain_ += "inline: " + t.name + " inlined into " + readerNames(program, t.name) + how + "\n";
         program = inlined(program, s);
         changed = true;
         break;
@@ -104,11 +157,15 @@ class Inliner {
     return out;
   }
 
-  // Why stage `s` cannot be inlined, or nothing when it can.
-  std::optional<std::string> whyKept(const te::Program& p, const poly::Scop& scop, size_t s) const {
+  // Why stage `s` cannot be inlined, or nothing when it can (and `how`, for
+  // the cheap rule: its figures).
+  std::optional<std::string> whyKept(const te::Program& p, const poly::Scop& scop, size_t s,
+                                     std::string& how) const {
     const te::Stage& producer = p.stages[s];
     const std::string& t = producer.output;
     std::vector<size_t> readers;
+    size_t mostReadsInOneReader = 0;
+    double readCount = 0;  // reads of its elements over the whole program
     for (size_t k = 0; k < p.stages.size(); ++k) {
       const te::Stage& stage = p.stages[k];
       if (k != s && stage.output == t) return "another stage writes it too";
@@ -118,9 +175,13 @@ class Inliner {
       size_t reads = found.size();
       if (reads == 0) continue;
       if (k <= s) return "it reads itself or is read before it is written";
-      if (reads > 1) return "a reader reads it at " + std::to_string(reads) + " places";
-      for (const auto& index : found.front()->operands)
-        if (!te::toAffine(index)) return "a read's index is not affine";
+      for (const auto* read : found)
+        for (const auto& index : read->operands)
+          if (!te::toAffine(index)) return "a read's index is not affine";
+      mostReadsInOneReader = std::max(mostReadsInOneReader, reads);
+      double instances = 1;
+      for (const auto& [v, r] : stage.ranges) instances *= static_cast<double>(r.extent());
+      readCount += static_cast<double>(reads) * instances;
       readers.push_back(k);
     }
     if (readers.empty()) return "nothing reads it";
@@ -138,17 +199,49 @@ class Inliner {
     for (const auto& statement : scop.statements)
       if (statement.stage == static_cast<int>(s)) written = written.unite(statement.writes.range());
     isl::union_set read = isl::union_set::empty(ctx_);
+    bool readOnce = mostReadsInOneReader == 1;
     for (const auto& statement : scop.statements) {
       if (statement.kind == poly::StatementKind::Init || readsIn(p.stages[statement.stage].rhs, t).empty())
         continue;
       isl::union_map relation = target::readsOf(scop, isl::union_set(statement.domain), t);
       isl::union_set elements = relation.range();
-      if (!relation.is_injective() || !elements.intersect(read).is_empty())
-        return "some element is read more than once";
       if (!elements.is_subset(written)) return "a reader reads elements it does not write";
+      readOnce = readOnce && relation.is_injective() && elements.intersect(read).is_empty();
       read = read.unite(elements);
     }
-    return std::nullopt;
+    if (options_.readOnce && readOnce) return std::nullopt;
+    std::string cheap = whyNotCheap(p, s, readCount);
+    if (cheap.empty()) {
+      char figures[96];
+      std::snprintf(figures, sizeof figures, " (cheap to recompute: about %.1f reads per element)",
+                    readCount / static_cast<double>(p.tensor(t).numElements()));
+      how = figures;
+      return std::nullopt;
+    }
+    if (!options_.readOnce) return cheap;
+    if (mostReadsInOneReader > 1)
+      return "a reader reads it at " + std::to_string(mostReadsInOneReader) + " places";
+    return "some element is read more than once";
+  }
+
+  // Why the cheap rule does not take stage `s` ("" when it does), whose
+  // elements are read `readCount` times in all.
+  std::string whyNotCheap(const te::Program& p, size_t s, double readCount) const {
+    const te::Stage& producer = p.stages[s];
+    const te::TensorDecl& t = p.tensor(producer.output);
+    int64_t bytes = t.numElements() * te::dtypeBytes(t.dtype);
+    if (options_.recomputeAboveBytes <= 0 || bytes <= options_.recomputeAboveBytes)
+      return "it fits in the caches";
+    std::set<std::string> inputs;
+    tensorsRead(producer.rhs, inputs);
+    for (const auto& name : inputs)
+      if (p.tensor(name).role != te::TensorRole::Input) return "it reads " + name + ", which is not an input";
+    std::optional<int> operations = cheapOperations(producer.rhs);
+    if (!operations || *operations > kMaxCheapOperations) return "it is not cheap to recompute";
+    double perElement = readCount / static_cast<double>(t.numElements());
+    if (perElement > kMaxReadsPerElement || perElement * *operations > kMaxRecomputedPerElement)
+      return "its elements are read too often to recompute";
+    return "";
   }
 
   static te::Program inlined(const te::Program& p, size_t s) {
@@ -172,13 +265,15 @@ class Inliner {
   }
 
   isl::ctx ctx_;
+  const InlineOptions& options_;
   std::string& explain_;
 };
 
 }  // namespace
 
-te::Program inlineElementwise(isl::ctx ctx, const te::Program& program, std::string& explain) {
-  return Inliner(ctx, explain).run(program);
+te::Program inlineElementwise(isl::ctx ctx, const te::Program& program, const InlineOptions& options,
+                              std::string& explain) {
+  return Inliner(ctx, options, explain).run(program);
 }
 
 }  // namespace tessel::fuse

@@ -37,6 +37,9 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_TRUE(parseCompileOptionsArg("tiling=auto").autoTiling);
   EXPECT_TRUE(parseCompileOptionsArg("inline=on").inlineElementwise);
   EXPECT_FALSE(parseCompileOptionsArg("inline=off").inlineElementwise);
+  EXPECT_FALSE(parseCompileOptionsArg("inline=off").recomputeCheap);
+  EXPECT_FALSE(parseCompileOptionsArg("inline=cheap").inlineElementwise);
+  EXPECT_TRUE(parseCompileOptionsArg("inline=cheap").recomputeCheap);
 }
 
 TEST(BenchCompileOptions, APolicyRunsToTheNextOption) {
@@ -69,7 +72,8 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"fusion=min vectorize=yes", 1, 22, "bad vectorize 'yes' (expected vectorize=on or vectorize=off)"},
       {"tiling=off promote=on", 1, 20, "bad promotion 'on' (expected auto, all or off)"},
       {"stream-stores=never", 1, 15, "bad stream-stores 'never' (expected auto, always or off)"},
-      {"fusion=basteln inline=yes", 1, 23, "bad inline 'yes' (expected inline=on or inline=off)"},
+      {"fusion=basteln inline=yes", 1, 23,
+       "bad inline 'yes' (expected inline=on, inline=cheap or inline=off)"},
       {"fusion=basteln redundancy=150%", 1, 27, "bad redundancy '150%' (expected a percentage from 0 to 100"},
       {"fusion=min fusion=max", 1, 12, "fusion is given twice"},
       {"tiles=", 1, 7, "empty tiling policy"},

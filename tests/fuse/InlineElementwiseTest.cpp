@@ -1,11 +1,15 @@
 // Elementwise inlining (paper 001 Alg. 5, --inline on): a temporary
 // whose elements are each read once disappears into its reader; one that a
 // stencil or a broadcast reads, or whose inputs change before its reader,
-// stays. Every kernel is checked against the interpreter at awkward sizes.
+// stays. The cheap rule (the default, --inline cheap) recomputes a temporary
+// of a few cheap operations on the inputs that is larger than the private
+// caches, wherever it is read, within bounds on the reads per element. Every
+// kernel is checked against the interpreter at awkward sizes.
 #include <gtest/gtest.h>
 
 #include "../support/RowPrograms.h"
 #include "driver/Compile.h"
+#include "target/DetectHost.h"
 
 namespace tessel::fuse {
 namespace {
@@ -131,7 +135,88 @@ TEST(InlineElementwise, DisjointReadersBothGetTheExpression) {
   EXPECT_TRUE(c.has("inline: T inlined into A, B")) << c.program.explanation;
 }
 
-// Off unless asked for.
+// The host's ISA with a 4 KiB L2 (and 1 KiB L1): small programs pass the
+// cheap rule's size bound.
+target::Hardware smallCaches() {
+  target::Hardware h = target::withCaches(target::detectHost(), 1024, 4096, 2);
+  h.name = "small-caches";
+  return h;
+}
+
+// Interpolate's premultiplied input: read three times per two elements by
+// the downsampling and twice (once per channel at alpha) by the composite.
+std::string premultiplied(int c, int h, int w, const std::string& producer) {
+  return "# sizes: C=" + std::to_string(c) + " H=" + std::to_string(h) + " W=" + std::to_string(w) +
+         "\n"
+         "def f(float(C,H,W) I) -> (O) {\n"
+         "  D0(c, h, w) = " +
+         producer +
+         "\n"
+         "  D0x(c, h, w) = (D0(c, h, 2 * w) + 2 * D0(c, h, 2 * w + 1) + D0(c, h, 2 * w + 2)) / 4 "
+         "where w in 0:(W - 1) / 2\n"
+         "  O(c, h, w) = D0(c, h, w) + (1 - D0(C - 1, h, w)) * D0x(c, h, w / 2) where w in 0:2 * ((W - 1) / "
+         "2)\n}\n";
+}
+
+TEST(InlineElementwise, CheapTemporariesBeyondTheCachesAreRecomputed) {
+  const std::string premultiply = "c < C - 1 ? I(c, h, w) * I(C - 1, h, w) : I(C - 1, h, w)";
+  for (auto [c, h, w] : {std::tuple{2, 1, 3}, {4, 7, 13}, {4, 13, 127}, {3, 5, 1031}}) {
+    for (auto fusion : {driver::Fusion::Smart, driver::Fusion::Basteln}) {
+      driver::CompileOptions o;
+      o.fusion = fusion;
+      o.hardware = smallCaches();
+      o.dumpAfter = "inline";
+      CheckedProgram k = compileAndCheck(premultiplied(c, h, w, premultiply), o);
+      EXPECT_TRUE(k.check.pass) << c << "x" << h << "x" << w << "\n" << k.check.failures;
+      if (c * h * w * 4 <= 4096) continue;  // fits in the L2: kept
+      EXPECT_TRUE(k.has("inline: D0 inlined into D0x, O (cheap to recompute: about"))
+          << k.program.explanation;
+      EXPECT_EQ(k.program.dump.find("D0("), std::string::npos) << k.program.dump;
+      EXPECT_FALSE(hasTemporary(k, "D0"));
+    }
+  }
+}
+
+// What the cheap rule leaves alone: a math function, a division, a read of a
+// temporary, a temporary within the caches, one read once per tap and
+// output channel (a convolution's input), and everything under --inline off.
+TEST(InlineElementwise, CheapRuleKeepsWhatRecomputationWouldCost) {
+  driver::CompileOptions o;
+  o.hardware = smallCaches();
+  o.dumpAfter = "inline";
+  for (const char* producer : {"exp(I(c, h, w))", "I(c, h, w) / I(C - 1, h, w)", "I(c, h, w) + 1"}) {
+    driver::CompileOptions k = o;
+    if (std::string(producer) == "I(c, h, w) + 1") k.hardware.reset();  // this machine's caches: it fits
+    CheckedProgram c = compileAndCheck(premultiplied(4, 13, 127, producer), k);
+    EXPECT_TRUE(c.check.pass) << producer << "\n" << c.check.failures;
+    EXPECT_NE(c.program.dump.find("D0("), std::string::npos) << producer << "\n" << c.program.dump;
+  }
+  const std::string chain =
+      "# sizes: N=61 M=67\n"
+      "def f(float(N,M) X) -> (O) {\n"
+      "  E(n, m) = exp(X(n, m))\n"
+      "  T(n, m) = E(n, m) * 2\n"
+      "  O(n, m) = T(n, m) + T(n, m) * E(n, m)\n}\n";
+  CheckedProgram c = compileAndCheck(chain, o);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_NE(c.program.dump.find("T("), std::string::npos) << c.program.dump;
+  const std::string conv =
+      "# sizes: N=2 C=8 K=16 H=17 W=19\n"
+      "def f(float(N,C,H,W) X, float(N,C,H,W) Y, float(K,C,3,3) Wt) -> (O) {\n"
+      "  A(n, c, h, w) = X(n, c, h, w) + Y(n, c, h, w)\n"
+      "  O(n, k, h, w) +=! A(n, c, h + r, w + s) * Wt(k, c, r, s) where h in 0:H - 2, w in 0:W - 2\n}\n";
+  CheckedProgram convolution = compileAndCheck(conv, o);
+  EXPECT_TRUE(convolution.check.pass) << convolution.check.failures;
+  EXPECT_NE(convolution.program.dump.find("A("), std::string::npos) << convolution.program.dump;
+  driver::CompileOptions off = o;
+  off.recomputeCheap = false;
+  CheckedProgram kept = compileAndCheck(premultiplied(4, 13, 127, "I(c, h, w) * 2"), off);
+  EXPECT_TRUE(kept.check.pass) << kept.check.failures;
+  EXPECT_EQ(kept.program.explanation.find("inline:"), std::string::npos) << kept.program.explanation;
+  EXPECT_TRUE(hasTemporary(kept, "D0"));
+}
+
+// The read-once rule is off unless asked for (the temporary fits in the caches).
 TEST(InlineElementwise, OffByDefault) {
   const std::string tc =
       "# sizes: N=13\n"
