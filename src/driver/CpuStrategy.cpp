@@ -108,6 +108,10 @@ class CpuStrategy final : public TargetStrategy {
            bo.redundancyLimit = c.options.bastelnRedundancy;
            bo.promotions = &c.promotions;
            bo.checkTimeLimit = c.options.scheduleTimeLimit;
+           // Half the largest private cache: the slices and the consumer's own tile share it.
+           for (const auto& level : tilingOptions(c).levels)
+             if (level.sharedBy <= 1)
+               bo.sliceBytesLimit = std::max(bo.sliceBytesLimit, level.capacityBytes / 2);
            return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
          }},
         {"contract", false,

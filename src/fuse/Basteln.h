@@ -50,6 +50,10 @@ struct BastelnOptions {
   // also has an isl operation quota). A check stopped by either refuses that
   // fusion: small tiles over many statements made one check run 38 s.
   std::chrono::milliseconds checkTimeLimit{0};
+  // The most bytes the slices of one tile may write together (0: no limit;
+  // ignored when the redundancy limit is 1): beyond the caches a recomputed
+  // slice saves no memory traffic.
+  int64_t sliceBytesLimit = 0;
 };
 
 // Appends one line per fused producer (or why one was not fused) to `explain`.

@@ -82,6 +82,21 @@ TEST(Basteln, SmallTilesPassTheRedundancyLimit) {
   EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
 }
 
+// 512-row tiles of a 1024x1024 output need a slice of A of 514 rows (1 MiB or more), beyond half the
+// fixed 1 MiB L2: recomputing it would save no memory traffic. At 100%
+// redundancy ("one kernel whatever it costs") it is fused all the same.
+TEST(Basteln, SlicesBeyondTheCachesAreNotRecomputed) {
+  CheckedProgram c = compileAndCheck(convPipeline(1024, 1024), basteln(512));
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("basteln: S0 not recomputed in the tiles of S3 S2 S1 (its slice per tile ("))
+      << c.program.explanation;
+  EXPECT_TRUE(c.has(" KiB) with the others' would not stay in the caches (limit 512 KiB))"))
+      << c.program.explanation;
+  CheckedProgram all = compileAndCheck(convPipeline(1024, 1024), basteln(512, 1.0));
+  EXPECT_TRUE(all.check.pass) << all.check.failures;
+  EXPECT_TRUE(all.has("basteln: S0 recomputed in the tiles of S3 S2 S1")) << all.program.explanation;
+}
+
 // The tree after the pass, whole: the extension node under the tile band
 // (its relation maps each tile of 8 output rows to the 10 rows of A it
 // needs), the copy of A's point loops before the consumer's, and A's own nest
