@@ -18,7 +18,7 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       ->check(CLI::IsMember({"min", "smart", "max", "basteln"}));
   cmd->add_option("--basteln-redundancy", args.bastelnRedundancy,
                   "under --fusion basteln: the largest share of a producer's executions that may be "
-                  "recomputations, e.g. 25% (default); 100% fuses whatever it costs");
+                  "recomputations, e.g. 40% (default); 100% fuses whatever it costs");
   cmd->add_option(
       "--schedule", args.scheduleFile,
       "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "

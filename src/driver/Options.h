@@ -20,8 +20,9 @@ enum class Fusion { Min, Smart, Max, Basteln };
 struct CompileOptions {
   Fusion fusion = Fusion::Smart;
   // Under basteln fusion: the largest share of a producer's executions that
-  // may be recomputations (1 = fuse whatever it costs).
-  double bastelnRedundancy = 0.25;
+  // may be recomputations (1 = fuse whatever it costs). 40%: unsharp's 5-tap
+  // blur recomputed at 33% in 8-row strips is 14-19% faster than unfused.
+  double bastelnRedundancy = 0.4;
   // Wall-clock bound on each scheduling attempt (0 = none); past it the
   // scheduler falls back to a cheaper schedule and warns.
   std::chrono::milliseconds scheduleTimeLimit{10'000};

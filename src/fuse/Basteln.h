@@ -42,7 +42,7 @@ namespace tessel::fuse {
 struct BastelnOptions {
   // The largest share of a producer's executions that may be recomputations
   // (1 - instances / executions); 1 means "fuse whatever it costs".
-  double redundancyLimit = 0.25;
+  double redundancyLimit = 0.4;
   // Promotion's decisions (its marks are in the tree): a producer whose tiles
   // read a transposed copy would read the operand in place when recomputed.
   const target::PromotionPlan* promotions = nullptr;
