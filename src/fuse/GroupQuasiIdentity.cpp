@@ -52,7 +52,6 @@ unsigned fewestCoordinates(const isl::union_set& instances) {
 
 // One child of the top sequence.
 struct Nest {
-  int child = 0;
   isl::union_set filter;
   unsigned coordinates = 0;    // the fewest any of its statements has
   bool outerParallel = false;  // its own outer loop is parallel
@@ -121,7 +120,6 @@ class QuasiIdentityGrouping {
 
   Nest nestAt(const isl::schedule_node& sequence, int i) const {
     Nest nest;
-    nest.child = i;
     nest.filter = sequence.child(i).as<isl::schedule_node_filter>().get_filter();
     nest.coordinates = fewestCoordinates(nest.filter);
     isl::schedule_node below = sequence.child(i).child(0);

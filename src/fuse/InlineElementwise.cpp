@@ -127,15 +127,18 @@ class Inliner {
     for (bool changed = true; changed;) {
       changed = false;
       kept.clear();
-      poly::Scop scop = poly::extractScop(ctx_, program);
+      std::optional<poly::Scop> scop;  // extracted once a temporary gets that far
       for (size_t s = 0; s < program.stages.size(); ++s) {
         const te::Stage& stage = program.stages[s];
         const te::TensorDecl& t = program.tensor(stage.output);
         if (t.role != te::TensorRole::Temporary || stage.reduction != te::Reduction::None ||
             !stage.existsReads.empty())
           continue;
+        // Without the read-once rule most programs stop here, before any isl work.
+        if (!options_.readOnce && !whyNotCheap(program, s, readCountOf(program, t.name)).empty()) continue;
+        if (!scop) scop = poly::extractScop(ctx_, program);
         std::string how;
-        if (auto why = whyKept(program, scop, s, how)) {
+        if (auto why = whyKept(program, *scop, s, how)) {
           if (options_.readOnce) kept[t.name] = *why;
           continue;
         }
@@ -165,7 +168,6 @@ class Inliner {
     const std::string& t = producer.output;
     std::vector<size_t> readers;
     size_t mostReadsInOneReader = 0;
-    double readCount = 0;  // reads of its elements over the whole program
     for (size_t k = 0; k < p.stages.size(); ++k) {
       const te::Stage& stage = p.stages[k];
       if (k != s && stage.output == t) return "another stage writes it too";
@@ -179,9 +181,6 @@ class Inliner {
         for (const auto& index : read->operands)
           if (!te::toAffine(index)) return "a read's index is not affine";
       mostReadsInOneReader = std::max(mostReadsInOneReader, reads);
-      double instances = 1;
-      for (const auto& [v, r] : stage.ranges) instances *= static_cast<double>(r.extent());
-      readCount += static_cast<double>(reads) * instances;
       readers.push_back(k);
     }
     if (readers.empty()) return "nothing reads it";
@@ -210,6 +209,7 @@ class Inliner {
       read = read.unite(elements);
     }
     if (options_.readOnce && readOnce) return std::nullopt;
+    double readCount = readCountOf(p, t);
     std::string cheap = whyNotCheap(p, s, readCount);
     if (cheap.empty()) {
       char figures[96];
@@ -222,6 +222,20 @@ class Inliner {
     if (mostReadsInOneReader > 1)
       return "a reader reads it at " + std::to_string(mostReadsInOneReader) + " places";
     return "some element is read more than once";
+  }
+
+  // Reads of `tensor`'s elements over the whole program: each read in a
+  // stage's expression, once per instance of the stage.
+  static double readCountOf(const te::Program& p, const std::string& tensor) {
+    double count = 0;
+    for (const auto& stage : p.stages) {
+      size_t reads = readsIn(stage.rhs, tensor).size();
+      if (reads == 0) continue;
+      double instances = 1;
+      for (const auto& [v, r] : stage.ranges) instances *= static_cast<double>(r.extent());
+      count += static_cast<double>(reads) * instances;
+    }
+    return count;
   }
 
   // Why the cheap rule does not take stage `s` ("" when it does), whose
