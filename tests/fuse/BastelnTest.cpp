@@ -97,6 +97,24 @@ TEST(Basteln, SlicesBeyondTheCachesAreNotRecomputed) {
   EXPECT_TRUE(all.has("basteln: S0 recomputed in the tiles of S3 S2 S1")) << all.program.explanation;
 }
 
+// The default redundancy limit (40%) takes unsharp's 5-tap blur in 8-row
+// fusion strips (12 rows of it per strip, 33%): measured faster than keeping
+// it apart (docs/performance.md).
+TEST(Basteln, DefaultLimitTakesUnsharpsBlurInEightRowStrips) {
+  std::string tc = testing::readText(testing::sourcePath("bench/programs/unsharp.tc"));
+  tc = tc.substr(tc.find('\n') + 1);  // its own sizes line
+  for (int h : {37, 260}) {
+    driver::CompileOptions o;
+    o.fusion = driver::Fusion::Basteln;
+    o.hardware = fixedCaches();
+    CheckedProgram c = compileAndCheck("# sizes: C=2 H=" + std::to_string(h) + " W=1028\n" + tc, o);
+    EXPECT_TRUE(c.check.pass) << h << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S1 S3 S2 (a 1x12x1024 slice per tile, about"))
+        << h << "\n"
+        << c.program.explanation;
+  }
+}
+
 // The tree after the pass, whole: the extension node under the tile band
 // (its relation maps each tile of 8 output rows to the 10 rows of A it
 // needs), the copy of A's point loops before the consumer's, and A's own nest
