@@ -50,6 +50,21 @@ unsigned fewestCoordinates(const isl::union_set& instances) {
   return fewest == ~0u ? 0 : fewest;
 }
 
+// Statement instance -> its coordinates first .. first + count - 1 (an
+// anonymous tuple), for every statement of `instances`.
+isl::union_map coordinatesOf(const isl::union_set& instances, unsigned first, unsigned count) {
+  isl::union_map result = isl::union_map::empty(instances.ctx());
+  instances.foreach_set([&](isl::set s) {
+    unsigned n = s.tuple_dim();
+    isl_map* map = isl_map_identity(isl_space_map_from_set(isl_set_get_space(s.get())));
+    map = isl_map_project_out(map, isl_dim_out, first + count, n - first - count);
+    map = isl_map_project_out(map, isl_dim_out, 0, first);
+    map = isl_map_reset_tuple_id(map, isl_dim_out);
+    result = result.unite(isl::manage(map).intersect_domain(s));
+  });
+  return result;
+}
+
 // One child of the top sequence.
 struct Nest {
   isl::union_set filter;
@@ -280,14 +295,7 @@ class QuasiIdentityGrouping {
   isl::schedule sharedCoordinatesTree(const isl::schedule_node& sequence, const std::vector<int>& group,
                                       unsigned shared) const {
     isl::union_set domain = domainOf(group).intersect(scop_.domain);
-    isl::union_map coordinates = isl::union_map::empty(domain.ctx());
-    domain.foreach_set([&](isl::set s) {
-      unsigned n = s.tuple_dim();
-      isl_map* first = isl_map_identity(isl_space_map_from_set(isl_set_get_space(s.get())));
-      first = isl_map_project_out(first, isl_dim_out, shared, n - shared);
-      first = isl_map_reset_tuple_id(first, isl_dim_out);
-      coordinates = coordinates.unite(isl::manage(first));
-    });
+    isl::union_map coordinates = coordinatesOf(domain, 0, shared);
     isl::union_set_list filters(domain.ctx(), static_cast<int>(group.size()));
     for (int m : group) filters = filters.add(nests_[static_cast<size_t>(m)].filter);
     isl::schedule_node node = isl::schedule::from_domain(domain).root().child(0).insert_sequence(filters);
@@ -326,15 +334,7 @@ class QuasiIdentityGrouping {
     int members = static_cast<int>(band.n_member());
     std::vector<bool> repeats(static_cast<size_t>(members), false);
     for (unsigned d = 0; d < shared; ++d) {
-      isl::union_map coordinate = isl::union_map::empty(domain.ctx());
-      here.foreach_set([&](isl::set s) {
-        unsigned n = s.tuple_dim();
-        isl_map* only = isl_map_identity(isl_space_map_from_set(isl_set_get_space(s.get())));
-        only = isl_map_project_out(only, isl_dim_out, d + 1, n - d - 1);
-        only = isl_map_project_out(only, isl_dim_out, 0, d);
-        only = isl_map_reset_tuple_id(only, isl_dim_out);
-        coordinate = coordinate.unite(isl::manage(only).intersect_domain(s));
-      });
+      isl::union_map coordinate = coordinatesOf(here, d, 1);
       for (int m = 0; m < members; ++m) {
         isl::union_map member =
             isl::union_map::from(isl::multi_union_pw_aff(partial.at(m))).intersect_domain(here);

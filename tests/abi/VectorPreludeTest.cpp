@@ -88,19 +88,38 @@ void checkEveryMask(LoadFn load, int lanes, float* pages, size_t page) {
   }
 }
 
-TEST(VectorPreludeTest, Stride2LoadsReadOnlyTheActiveLanesElements) {
-  std::string source = std::string(kKernelPrelude) + vectorMathText() + kVectorPrelude + kLoadSource;
-  auto object = runtime::compileSharedObject(source, runtime::CCompilerOptions::defaults());
-  void* handle = dlopen(object.path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(handle, nullptr) << dlerror();
-  int widest = reinterpret_cast<int (*)()>(dlsym(handle, "tessel_vp_test_lanes"))();
-  if (widest == 0) GTEST_SKIP() << "no AVX2+FMA on this CPU";
-  auto load = reinterpret_cast<LoadFn>(dlsym(handle, "tessel_vp_test_stride2"));
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  float* pages = guardedPages(page);
-  if (widest == 16) checkEveryMask(load, 16, pages, page);
-  checkEveryMask(load, 8, pages, page);
-  munmap(pages, 2 * page);
+// The test functions compiled with the prelude, and two guarded pages.
+class VectorPreludeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string source = std::string(kKernelPrelude) + vectorMathText() + kVectorPrelude + kLoadSource;
+    object_ = runtime::compileSharedObject(source, runtime::CCompilerOptions::defaults());
+    handle_ = dlopen(object_.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle_, nullptr) << dlerror();
+    widest_ = reinterpret_cast<int (*)()>(dlsym(handle_, "tessel_vp_test_lanes"))();
+    if (widest_ == 0) GTEST_SKIP() << "no AVX2+FMA on this CPU";
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    pages_ = guardedPages(page_);
+  }
+  void TearDown() override {
+    if (pages_) munmap(pages_, 2 * page_);
+  }
+  template <typename Fn>
+  Fn function(const char* name) const {
+    return reinterpret_cast<Fn>(dlsym(handle_, name));
+  }
+
+  runtime::CompiledObject object_;
+  void* handle_ = nullptr;
+  int widest_ = 0;
+  size_t page_ = 0;
+  float* pages_ = nullptr;
+};
+
+TEST_F(VectorPreludeTest, Stride2LoadsReadOnlyTheActiveLanesElements) {
+  auto load = function<LoadFn>("tessel_vp_test_stride2");
+  if (widest_ == 16) checkEveryMask(load, 16, pages_, page_);
+  checkEveryMask(load, 8, pages_, page_);
 }
 
 // Numerators from -40 to 40 (negative ones truncate toward zero, as C
@@ -127,19 +146,10 @@ void checkQuotients(QuotientFn load, int lanes, float* pages, size_t page) {
     }
 }
 
-TEST(VectorPreludeTest, QuotientLoadsReadOnlyTheActiveLanesElements) {
-  std::string source = std::string(kKernelPrelude) + vectorMathText() + kVectorPrelude + kLoadSource;
-  auto object = runtime::compileSharedObject(source, runtime::CCompilerOptions::defaults());
-  void* handle = dlopen(object.path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(handle, nullptr) << dlerror();
-  int widest = reinterpret_cast<int (*)()>(dlsym(handle, "tessel_vp_test_lanes"))();
-  if (widest == 0) GTEST_SKIP() << "no AVX2+FMA on this CPU";
-  auto load = reinterpret_cast<QuotientFn>(dlsym(handle, "tessel_vp_test_quotient"));
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  float* pages = guardedPages(page);
-  if (widest == 16) checkQuotients(load, 16, pages, page);
-  checkQuotients(load, 8, pages, page);
-  munmap(pages, 2 * page);
+TEST_F(VectorPreludeTest, QuotientLoadsReadOnlyTheActiveLanesElements) {
+  auto load = function<QuotientFn>("tessel_vp_test_quotient");
+  if (widest_ == 16) checkQuotients(load, 16, pages_, page_);
+  checkQuotients(load, 8, pages_, page_);
 }
 
 }  // namespace

@@ -101,6 +101,20 @@ TEST(Vectorize, ExplainsWhatStaysScalar) {
   }
 }
 
+// Compiles `tc` at sizes M = N = n, expects `load` in its C, and checks the
+// kernel against the interpreter on two threads.
+void expectLoadAndMatch(const char* tc, int n, const std::string& load) {
+  te::Program p =
+      front::testing::lowerText("# sizes: M=" + std::to_string(n) + " N=" + std::to_string(n) + "\n" + tc);
+  driver::CompiledProgram cp = driver::compile(p, {});
+  EXPECT_NE(cp.cSource.find(load), std::string::npos) << tc << " N=" << n << cp.explanation;
+  runtime::RunOptions ro;
+  ro.check = true;
+  ro.threads = 2;
+  auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+  for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << tc << " N=" << n << ": " << out.message;
+}
+
 // Stride-2 reads in an elementwise loop, a reduction and a matmul with two
 // columns (B(k, n) along k) use the deinterleaving loads, at odd and even sizes.
 TEST(Vectorize, Stride2ReadsUseDeinterleavingLoads) {
@@ -109,17 +123,7 @@ TEST(Vectorize, Stride2ReadsUseDeinterleavingLoads) {
       "def f(float(N,N) A) -> (S) {\n  S(i) +=! A(i, 2 * k) where k in 0:(N + 1) / 2\n}\n",
       "def f(float(M,N) A, float(N,2) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n"};
   for (const char* tc : programs)
-    for (int n : {16, 32, 33, 64}) {
-      te::Program p = front::testing::lowerText("# sizes: M=" + std::to_string(n) +
-                                                " N=" + std::to_string(n) + "\n" + tc);
-      driver::CompiledProgram cp = driver::compile(p, {});
-      EXPECT_NE(cp.cSource.find("_load_stride2(&"), std::string::npos) << tc << " N=" << n << cp.explanation;
-      runtime::RunOptions ro;
-      ro.check = true;
-      ro.threads = 2;
-      auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
-      for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << tc << " N=" << n << ": " << out.message;
-    }
+    for (int n : {16, 32, 33, 64}) expectLoadAndMatch(tc, n, "_load_stride2(&");
 }
 
 // Reads through a quotient of the vector loop's variable (upsampling's
@@ -131,16 +135,7 @@ TEST(Vectorize, QuotientReadsUseUpsamplingLoads) {
       "1\n}\n",
       "def f(float(N,N) A) -> (S) {\n  S(i) +=! A(i, k / 4) where k in 0:4 * N\n}\n"};
   for (const char* tc : programs)
-    for (int n : {16, 33, 64}) {
-      te::Program p = front::testing::lowerText("# sizes: N=" + std::to_string(n) + "\n" + tc);
-      driver::CompiledProgram cp = driver::compile(p, {});
-      EXPECT_NE(cp.cSource.find("_load_quotient(&"), std::string::npos) << tc << " N=" << n << cp.explanation;
-      runtime::RunOptions ro;
-      ro.check = true;
-      ro.threads = 2;
-      auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
-      for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << tc << " N=" << n << ": " << out.message;
-    }
+    for (int n : {16, 33, 64}) expectLoadAndMatch(tc, n, "_load_quotient(&");
 }
 
 TEST(Vectorize, OffMeansScalarCode) {
