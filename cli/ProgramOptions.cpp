@@ -13,9 +13,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
   cmd->add_option("--size", args.spec.sizeArgs,
                   "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
   cmd->add_option("--fusion", args.fusion,
-                  "fusion strategy: min, smart, max, or basteln (nests grouped along quasi-identity "
-                  "dependences, then producers recomputed inside the tiles of their consumers)")
-      ->check(CLI::IsMember({"min", "smart", "max", "basteln"}));
+                  "fusion strategy: none (each statement its own loop nests, in source order), min, "
+                  "smart (default), max, or basteln (nests grouped along quasi-identity dependences, "
+                  "then producers recomputed inside the tiles of their consumers)")
+      ->check(CLI::IsMember({"none", "min", "smart", "max", "basteln"}));
   cmd->add_option("--basteln-redundancy", args.bastelnRedundancy,
                   "under --fusion basteln: the largest share of a producer's executions that may be "
                   "recomputations, e.g. 40% (default); 100% fuses whatever it costs");

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
-    "fusion=min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
+    "fusion=none|min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
     "stream-stores=auto|always|off or tiles=POLICY";
 

@@ -1,7 +1,7 @@
 // `tessel bench --options TEXT`: the compile options Tessel's kernels are
 // built with, as KEY=VALUE items separated by spaces or commas:
 //
-//   fusion=min|smart|max|basteln  the fusion strategy (as --fusion)
+//   fusion=none|min|smart|max|basteln  the fusion strategy (as --fusion)
 //   redundancy=PERCENT       basteln's recomputation limit (as --basteln-redundancy)
 //   tiling=auto|off          Auto Tiling for bands the tile policy leaves (as --tiling)
 //   vectorize=on|off         SIMD code for the loops that allow it (as --vectorize)

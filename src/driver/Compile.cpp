@@ -44,6 +44,8 @@ std::string CompileOptions::toString() const {
 
 const char* fusionName(Fusion f) {
   switch (f) {
+    case Fusion::None:
+      return "none";
     case Fusion::Min:
       return "min";
     case Fusion::Smart:
@@ -57,13 +59,15 @@ const char* fusionName(Fusion f) {
 }
 
 Fusion parseFusion(const std::string& text) {
-  for (auto f : {Fusion::Min, Fusion::Smart, Fusion::Max, Fusion::Basteln})
+  for (auto f : {Fusion::None, Fusion::Min, Fusion::Smart, Fusion::Max, Fusion::Basteln})
     if (text == fusionName(f)) return f;
-  userError("unknown fusion strategy '" + text + "' (expected min, smart, max or basteln)");
+  userError("unknown fusion strategy '" + text + "' (expected none, min, smart, max or basteln)");
 }
 
 schedule::FusionStrategy schedulerFusion(Fusion f) {
   switch (f) {
+    case Fusion::None:
+      return schedule::FusionStrategy::None;
     case Fusion::Min:
       return schedule::FusionStrategy::Min;
     case Fusion::Max:

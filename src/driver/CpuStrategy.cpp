@@ -70,7 +70,7 @@ class CpuStrategy final : public TargetStrategy {
          }},
         {"fuse-outer", false,
          [](const isl::schedule& s, PassContext& c) {
-           if (c.options.fusion == Fusion::Min) return s;
+           if (c.options.fusion == Fusion::None || c.options.fusion == Fusion::Min) return s;
            return fuse::fuseOuterLoops(c.scop, s, c.explain);
          }},
         {"sink-across-bands", false,

@@ -15,7 +15,7 @@ namespace tessel::driver {
 // How eagerly statements share loops: the scheduler's strategies, or
 // basteln (paper 001: nests grouped along quasi-identity dependences, then
 // producers recomputed inside the tiles of their consumers).
-enum class Fusion { Min, Smart, Max, Basteln };
+enum class Fusion { None, Min, Smart, Max, Basteln };
 
 struct CompileOptions {
   Fusion fusion = Fusion::Smart;
@@ -66,10 +66,10 @@ struct CompileOptions {
   std::string toString() const;
 };
 
-const char* fusionName(Fusion f);  // "min", "smart", "max", "basteln"
+const char* fusionName(Fusion f);  // "none", "min", "smart", "max", "basteln"
 // UserError naming `text` and the accepted names when it is none of them.
 Fusion parseFusion(const std::string& text);
-// The isl scheduler's strategy for `f` (basteln starts from smart fusion).
+// The isl scheduler's strategy for `f` (basteln starts from min fusion).
 schedule::FusionStrategy schedulerFusion(Fusion f);
 // "25%": a share from 0 to 100 percent; UserError otherwise.
 double parsePercent(const std::string& text, const std::string& what);

@@ -85,6 +85,11 @@ std::vector<Combination> optionMatrix() {
   inlined.options.inlineElementwise = true;
   inlined.label = "fusion=basteln inline=on tiling=auto(tiny caches) threads=2";
   m.push_back(inlined);
+  // No fusion: each statement's nests alone, in source order.
+  Combination unfused = m[1];
+  unfused.options.fusion = driver::Fusion::None;
+  unfused.label = "fusion=none tiling=auto(tiny caches) threads=2";
+  m.push_back(unfused);
   return m;
 }
 

@@ -13,6 +13,8 @@ namespace tessel::schedule {
 
 const char* fusionStrategyName(FusionStrategy f) {
   switch (f) {
+    case FusionStrategy::None:
+      return "none";
     case FusionStrategy::Min:
       return "min";
     case FusionStrategy::Smart:
@@ -24,10 +26,11 @@ const char* fusionStrategyName(FusionStrategy f) {
 }
 
 FusionStrategy parseFusionStrategy(const std::string& s) {
+  if (s == "none") return FusionStrategy::None;
   if (s == "min") return FusionStrategy::Min;
   if (s == "smart") return FusionStrategy::Smart;
   if (s == "max") return FusionStrategy::Max;
-  userError("unknown fusion strategy '" + s + "' (expected min, smart or max)");
+  userError("unknown fusion strategy '" + s + "' (expected none, min, smart or max)");
 }
 
 namespace {
@@ -67,6 +70,34 @@ class IslScheduler final : public Scheduler {
     isl_options_set_schedule_max_constant_term(c, static_cast<int>(std::min<int64_t>(extent, 1 << 20)));
 
     isl::union_set domain = options.instances ? scop.domain.intersect(*options.instances) : scop.domain;
+    if (options.fusion != FusionStrategy::None) return schedule(scop, domain, options.fusion, options);
+    // No fusion: each TC statement (a reduction's init and update together)
+    // is scheduled alone, and the nests run in source order, which is always
+    // valid: a TC program means its statements in order.
+    std::optional<isl::schedule> result;
+    std::string fallback;
+    for (size_t stage = 0; stage < scop.program->stages.size(); ++stage) {
+      isl::union_set part = isl::union_set::empty(ctx);
+      for (const auto& statement : scop.statements)
+        if (statement.stage == static_cast<int>(stage)) part = part.unite(isl::union_set(statement.domain));
+      part = part.intersect(domain);
+      if (part.is_empty()) continue;
+      ScheduleResult one = schedule(scop, part, FusionStrategy::Smart, options);
+      if (!one.fallback.empty())
+        fallback += (fallback.empty() ? "" : "; ") + scop.program->stages[stage].output + ": " + one.fallback;
+      result = result ? isl::manage(isl_schedule_sequence(result->release(), one.tree.release())) : one.tree;
+    }
+    if (!result) return {isl::schedule::from_domain(domain), ""};
+    return {*result, fallback};
+  }
+
+ private:
+  // The schedule of `domain` under `fusion`, or under weaker fusion, or in
+  // source order, when isl runs past the options' bounds.
+  static ScheduleResult schedule(const poly::Scop& scop, const isl::union_set& domain, FusionStrategy fusion,
+                                 const SchedulerOptions& options) {
+    isl::ctx ctx = scop.domain.ctx();
+    isl_ctx* c = ctx.get();
     isl::union_map validity = scop.deps.validity().intersect_domain(domain).intersect_range(domain);
     isl::schedule_constraints sc = isl::schedule_constraints::on_domain(domain)
                                        .set_validity(validity)
@@ -79,7 +110,7 @@ class IslScheduler final : public Scheduler {
     poly::IslWorkLimit limit{options.operationLimit, options.timeLimit};
     std::string why;
     for (FusionStrategy f : {FusionStrategy::Max, FusionStrategy::Smart, FusionStrategy::Min}) {
-      if (f > options.fusion) continue;
+      if (f > fusion) continue;
       setFusionOptions(c, f);
       auto attempt = poly::runBounded(ctx, limit, [&] { return sc.compute_schedule(); });
       if (attempt.value)

@@ -15,12 +15,13 @@ namespace tessel::schedule {
 // How eagerly statements are fused into common loop nests (PPCG's
 // minfuse/smartfuse/maxfuse).
 enum class FusionStrategy {
+  None,   // no fusion: each TC statement its own loop nests, in source order
   Min,    // every strongly connected component gets its own loop nest
   Smart,  // fuse unless fusion costs outer parallelism (coincidence)
   Max,    // fuse as much as the dependences allow
 };
 const char* fusionStrategyName(FusionStrategy f);
-// Parses "min", "smart" or "max"; throws UserError naming the accepted values.
+// Parses "none", "min", "smart" or "max"; throws UserError naming the accepted values.
 FusionStrategy parseFusionStrategy(const std::string& s);
 
 struct SchedulerOptions {

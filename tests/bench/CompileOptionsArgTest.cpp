@@ -65,7 +65,7 @@ struct BadOptions {
 TEST(BenchCompileOptions, MistakesAreLocated) {
   const BadOptions cases[] = {
       {"fusion", 1, 1, "expected KEY=VALUE, not 'fusion'"},
-      {"fusion=min unroll=4", 1, 12, "unknown option 'unroll' (expected fusion=min|smart|max"},
+      {"fusion=min unroll=4", 1, 12, "unknown option 'unroll' (expected fusion=none|min|smart|max"},
       {"fusion=most", 1, 8, "unknown fusion strategy 'most'"},
       {"fusion=", 1, 8, "unknown fusion strategy ''"},
       {"tiling=on", 1, 8, "bad tiling 'on' (expected tiling=auto or tiling=off)"},

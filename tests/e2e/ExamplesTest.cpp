@@ -80,7 +80,8 @@ std::vector<ExampleCase> allCases() {
   std::sort(shapes.begin(), shapes.end());
   std::vector<ExampleCase> cases;
   for (const auto& [file, sizes] : shapes) {
-    for (auto f : {driver::Fusion::Min, driver::Fusion::Smart, driver::Fusion::Max, driver::Fusion::Basteln})
+    for (auto f : {driver::Fusion::None, driver::Fusion::Min, driver::Fusion::Smart, driver::Fusion::Max,
+                   driver::Fusion::Basteln})
       cases.push_back({file, sizes, f, caseLabel(file, sizes, driver::fusionName(f)), ""});
     cases.push_back({file, sizes, driver::Fusion::Smart, caseLabel(file, sizes, "small_tiles"), kSmallTiles});
     // 100%: every producer the tiles can take is recomputed, however small the tiles.

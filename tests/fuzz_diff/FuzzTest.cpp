@@ -54,12 +54,13 @@ TEST(Fuzz, GeneratedProductsAreWellConditioned) {
 
 TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingAndThreadCount) {
   auto m = optionMatrix();
-  EXPECT_EQ(m.size(), 13u);
+  EXPECT_EQ(m.size(), 14u);
   EXPECT_EQ(m.front().label, "fusion=min tiling=off vectorize=off threads=1");
   EXPECT_EQ(m[1].label, "fusion=min tiling=auto(tiny caches) threads=2");
   EXPECT_EQ(m[8].label, "fusion=max tiles=small promote=all stream-stores=always threads=2");
   EXPECT_EQ(m[11].label, "fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
-  EXPECT_EQ(m.back().label, "fusion=basteln inline=on tiling=auto(tiny caches) threads=2");
+  EXPECT_EQ(m[12].label, "fusion=basteln inline=on tiling=auto(tiny caches) threads=2");
+  EXPECT_EQ(m.back().label, "fusion=none tiling=auto(tiny caches) threads=2");
 }
 
 TEST(Fuzz, GeneratedProgramsPass) {

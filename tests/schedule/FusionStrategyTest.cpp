@@ -1,5 +1,6 @@
-// The fusion strategies shape the schedule tree as documented: min keeps one
-// nest per statement group, smart and max fuse a producer-consumer chain.
+// The fusion strategies shape the schedule tree as documented: none keeps
+// each statement's nests apart in source order, min keeps one nest per
+// statement group, smart and max fuse a producer-consumer chain.
 #include <gtest/gtest.h>
 
 #include "poly/ExtractScop.h"
@@ -51,7 +52,47 @@ TEST(FusionStrategy, SmartAndMaxFuseAChain) {
   EXPECT_EQ(topLevelNests(scheduleWith(isl, chain(), schedule::FusionStrategy::Max)), 1);
 }
 
+// T, an independent U, a row sum S of T (its init and update) and C from S
+// and U: isl may order U anywhere before C; none keeps the source order.
+Program fourStatements() {
+  builder::ProgramBuilder b("four");
+  auto A = b.input("A", DType::F32, {13, 7});
+  auto B = b.input("B", DType::F32, {13});
+  auto T = b.temporary("T", DType::F32);
+  auto U = b.temporary("U", DType::F32);
+  auto S = b.temporary("S", DType::F32);
+  auto C = b.output("C", DType::F32);
+  auto i = b.index("i"), j = b.index("j");
+  b.define(T(i, j), A(i, j) * 2.0f);
+  b.define(U(i), B(i) + 1.0f);
+  b.define(S(i), Reduction::Sum, /*init=*/true, T(i, j));
+  b.define(C(i), S(i) * U(i));
+  return b.build();
+}
+
+TEST(FusionStrategy, NoneRunsEachStatementAloneInSourceOrder) {
+  poly::IslContext isl;
+  Program p = fourStatements();
+  poly::Scop scop = poly::extractScop(isl.ctx(), p);
+  schedule::SchedulerOptions o;
+  o.fusion = schedule::FusionStrategy::None;
+  isl::schedule s = schedule::makeIslScheduler()->run(scop, o).tree;
+  schedule::checkSchedule(scop, s, "none");
+  ASSERT_EQ(topLevelNests(s), 4);
+  isl::schedule_node sequence = s.root().child(0);
+  ASSERT_TRUE(sequence.isa<isl::schedule_node_sequence>());
+  for (int k = 0; k < 4; ++k) {
+    // Child k runs exactly the statements of stage k (S: its init and update).
+    isl::union_set expected = isl::union_set::empty(isl.ctx());
+    for (const auto& statement : scop.statements)
+      if (statement.stage == k) expected = expected.unite(isl::union_set(statement.domain));
+    isl::union_set filter = sequence.child(k).as<isl::schedule_node_filter>().get_filter();
+    EXPECT_TRUE(filter.intersect(scop.domain).is_equal(expected)) << "child " << k;
+  }
+}
+
 TEST(FusionStrategy, ParsesNamesAndRejectsOthers) {
+  EXPECT_EQ(schedule::parseFusionStrategy("none"), schedule::FusionStrategy::None);
   EXPECT_EQ(schedule::parseFusionStrategy("min"), schedule::FusionStrategy::Min);
   EXPECT_EQ(schedule::parseFusionStrategy("smart"), schedule::FusionStrategy::Smart);
   EXPECT_EQ(schedule::parseFusionStrategy("max"), schedule::FusionStrategy::Max);
