@@ -59,6 +59,40 @@ std::optional<isl::schedule_node_band> tileBandOf(const isl::schedule_node& filt
   return mark.child(0).as<isl::schedule_node_band>();
 }
 
+// The outer loop of a consumer that has no tile band (the equake case: Alg. 2
+// finds no tile domain): the first band under the sequence child, through
+// marks other than tiling and vector marks, when its outer member is
+// parallel and more loops run below it (a vector loop's iterations are no
+// tiles). Its iterations act as tiles of one row, with no tile loops.
+std::optional<isl::schedule_node_band> untiledOuterLoop(const isl::schedule_node& filter) {
+  if (filter.n_children() != 1) return std::nullopt;
+  isl::schedule_node node = filter.child(0);
+  while (node.isa<isl::schedule_node_mark>()) {
+    std::string mark = schedule::markName(node);
+    if (mark.rfind("tile_", 0) == 0 || mark == tile::kFusionTilesMark || mark == target::cpu::kVectorMark ||
+        mark == target::cpu::kVectorReductionMark)
+      return std::nullopt;
+    node = node.child(0);
+  }
+  if (!node.isa<isl::schedule_node_band>()) return std::nullopt;
+  auto band = node.as<isl::schedule_node_band>();
+  if (band.n_member() == 0 || !band.member_get_coincident(0)) return std::nullopt;
+  bool inner = band.n_member() > 1;
+  for (isl::schedule_node below = band.child(0); !inner && below.n_children() == 1; below = below.child(0))
+    inner = below.isa<isl::schedule_node_band>();
+  if (!inner) return std::nullopt;
+  return band;
+}
+
+// The loops whose iterations are a consumer's tiles: its tile band, or the
+// outer loop of an untiled consumer once split from its band.
+std::optional<isl::schedule_node_band> consumerTiles(const isl::schedule_node& filter) {
+  if (auto tiles = tileBandOf(filter)) return tiles;
+  auto outer = untiledOuterLoop(filter);
+  if (outer && outer->n_member() == 1) return outer;
+  return std::nullopt;
+}
+
 // The first band under `node`, through marks and filters.
 std::optional<isl::schedule_node_band> firstBandBelow(isl::schedule_node node) {
   while (node.n_children() == 1) {
@@ -186,16 +220,27 @@ class TileFusion {
     std::vector<bool> sliced(static_cast<size_t>(n), false);
     for (int i = n - 1; i > 0; --i) {
       if (sliced[static_cast<size_t>(i)]) continue;
-      isl::schedule_node sequence = at(schedule, path);
-      std::optional<isl::schedule_node_band> tiles = tileBandOf(sequence.child(i));
+      // An untiled consumer (the equake case) is fused at its outer loop,
+      // split from the rest of its band: the tree keeps the split only when
+      // something is fused there.
+      isl::schedule candidate = schedule;
+      bool untiled = !tileBandOf(at(schedule, path).child(i));
+      if (untiled) {
+        std::optional<isl::schedule_node_band> outer = untiledOuterLoop(at(schedule, path).child(i));
+        if (!outer) continue;
+        if (outer->n_member() > 1) candidate = outer->split(1).schedule();
+      }
+      isl::schedule_node sequence = at(candidate, path);
+      std::optional<isl::schedule_node_band> tiles = consumerTiles(sequence.child(i));
       if (!tiles || !schedule::queryable(*tiles)) continue;
-      std::vector<Slice> slices = slicesFor(sequence, i, *tiles);
+      std::string consumer = (untiled ? "each iteration of the untiled outer loop of " : "the tiles of ") +
+                             schedule::statementNames(instancesAt(sequence.child(i)));
+      std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled);
       if (slices.empty()) continue;
       std::string why;
-      std::optional<isl::schedule> fused = build(schedule, path, i, slices, why);
-      std::string consumer = schedule::statementNames(instancesAt(sequence.child(i)));
+      std::optional<isl::schedule> fused = build(candidate, path, i, slices, why);
       if (!fused) {
-        explain_ += "basteln: no fusion into the tiles of " + consumer + " (" + why + ")\n";
+        explain_ += "basteln: no fusion into " + consumer + " (" + why + ")\n";
         continue;
       }
       schedule = *fused;
@@ -203,17 +248,19 @@ class TileFusion {
         sliced[static_cast<size_t>(s.child)] = true;
         char share[32];
         std::snprintf(share, sizeof share, "%.0f%%", 100 * s.redundancy);
-        explain_ += "basteln: " + schedule::statementNames(s.domain) + " recomputed in the tiles of " +
-                    consumer + " (a " + s.tileBox + " slice per tile, about " + share + " recomputation)\n";
+        explain_ += "basteln: " + schedule::statementNames(s.domain) + " recomputed in " + consumer + " (a " +
+                    s.tileBox + " slice per " + (untiled ? "iteration" : "tile") + ", about " + share +
+                    " recomputation)\n";
       }
     }
     return schedule;
   }
 
+  // `where`: "the tiles of S1", for the explanation. `rows`: the tiles are
+  // the iterations of an untiled consumer's outer loop.
   std::vector<Slice> slicesFor(const isl::schedule_node& sequence, int consumer,
-                               const isl::schedule_node_band& tiles) {
+                               const isl::schedule_node_band& tiles, const std::string& where, bool rows) {
     std::vector<Slice> slices;
-    std::string consumerNames = schedule::statementNames(instancesAt(sequence.child(consumer)));
     // d = 1: the tiles must keep an outer parallel loop.
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return slices;
     isl::union_set consumerDomain = instancesAt(sequence.child(consumer));
@@ -233,8 +280,7 @@ class TileFusion {
       if (readers.is_empty()) continue;
       std::string names = schedule::statementNames(domain);
       auto refuse = [&](const std::string& why) {
-        explain_ +=
-            "basteln: " + names + " not recomputed in the tiles of " + consumerNames + " (" + why + ")\n";
+        explain_ += "basteln: " + names + " not recomputed in " + where + " (" + why + ")\n";
       };
       if (!scop_.writes.intersect_domain(domain).intersect_range(scop_.outputElements()).is_empty()) {
         refuse("it writes program outputs");
@@ -243,6 +289,13 @@ class TileFusion {
       std::optional<isl::schedule_node_band> band = firstBandBelow(filter);
       if (!band || band->n_member() == 0 || !band->member_get_coincident(0)) {
         refuse("it has no outer parallel loop; each tile would run all of it");
+        continue;
+      }
+      // A reduction's own tiles reuse its operands; slices of one iteration
+      // each read them again (bmmtrans's matmul recomputed per row of its
+      // transpose: 2.3x slower).
+      if (rows && reduces(domain)) {
+        refuse("it is a reduction, whose slices of one iteration would lose its tiles' reuse");
         continue;
       }
       // Copies run the producer's point loops without its promotions.
@@ -305,6 +358,15 @@ class TileFusion {
     }
     std::reverse(slices.begin(), slices.end());  // program order
     return slices;
+  }
+
+  bool reduces(const isl::union_set& domain) const {
+    bool any = false;
+    domain.foreach_set([&](isl::set statement) {
+      const std::string name = isl::manage(isl_set_get_tuple_id(statement.get())).name();
+      any = any || scop_.statement(name).kind == poly::StatementKind::Update;
+    });
+    return any;
   }
 
   static std::string kibText(int64_t bytes) {
@@ -410,7 +472,7 @@ class TileFusion {
       isl::union_set reserved = liveOf(s.domain.subtract(s.executions.range()));
       sequence = sequence.child(s.child).child(0).insert_filter(reserved).parent().parent();
     }
-    isl::schedule_node tiles = *tileBandOf(sequence.child(consumer));
+    isl::schedule_node tiles = *consumerTiles(sequence.child(consumer));
     // The check follows what moved: the producers (the consumer's own order
     // and its order relative to the other statements stay).
     isl::union_set moved = isl::union_set::empty(schedule.ctx());

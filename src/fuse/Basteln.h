@@ -16,6 +16,13 @@
 // overlap: a 3x3 convolution over a quantized image recomputes a one-pixel
 // border per tile.
 //
+// A consumer without tiles (tiling off, or a nest the tile pass left whole)
+// is the paper's equake case: Alg. 2 finds an empty tile domain, and the
+// extension goes under the consumer's outer loop instead (split from its
+// band), each of whose iterations then acts as a tile of one row. Only a
+// parallel outer loop with more loops below it qualifies, and reductions
+// are not recomputed per row (their own tiles reuse their operands).
+//
 // A producer is not sliced when something else reads its values, when it has
 // no outer parallel loop (d = 1: a full reduction would run once per tile),
 // or when the recomputation it costs passes the limit. The result is checked

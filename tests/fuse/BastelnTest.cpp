@@ -6,6 +6,8 @@
 // tiles.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "../support/RowPrograms.h"
 #include "../support/RunTool.h"
 #include "driver/Compile.h"
@@ -389,6 +391,59 @@ TEST(Basteln, FusionTilesWithoutFusionAreRemoved) {
   EXPECT_TRUE(c.has("basteln: tiles of S1 made for fusion removed")) << c.program.explanation;
   EXPECT_EQ(c.program.dump.find("fusion_tiles"), std::string::npos) << c.program.dump;
   EXPECT_EQ(c.program.dump.find("tile_L2"), std::string::npos) << c.program.dump;
+}
+
+// The equake case: a consumer without tiles (tiling off here; in the paper a
+// nest whose loops cannot be tiled) gets its producers through an extension
+// with no tile loops, under its outer loop: each iteration recomputes the
+// slice it reads, and the intermediate lives per iteration.
+TEST(Basteln, UntiledConsumerRecomputesProducersAtItsOuterLoop) {
+  auto transposeThenMatmul = [](int b, int s, int nh, int d) {
+    return "# sizes: B=" + std::to_string(b) + " S=" + std::to_string(s) + " NH=" + std::to_string(nh) +
+           " D=" + std::to_string(d) +
+           "\n"
+           "def transbmm(float(B, S, NH, D) Q, float(B, NH, S, D) K) -> (O) {\n"
+           "  T(b, n, i, d) = Q(b, i, n, d)\n"
+           "  O(b, n, i, j) +=! T(b, n, i, d) * K(b, n, j, d)\n}\n";
+  };
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.hardware = fixedCaches();
+  o.autoTiling = false;
+  o.dumpAfter = "basteln";
+  for (auto [b, s, nh, d] : {std::array{1, 7, 2, 1}, {3, 7, 5, 13}, {2, 13, 3, 127}}) {
+    CheckedProgram c = compileAndCheck(transposeThenMatmul(b, s, nh, d), o);
+    std::string shape =
+        std::to_string(b) + "x" + std::to_string(s) + "x" + std::to_string(nh) + "x" + std::to_string(d);
+    EXPECT_TRUE(c.check.pass) << shape << "\n" << c.check.failures;
+    if (d == 1) continue;  // one-element rows: the matmul's loops are distributed apart
+    EXPECT_TRUE(
+        c.has("basteln: S0 recomputed in each iteration of the untiled outer loop of S2 S1 (a 1x1x1x" +
+              std::to_string(d) + " slice per iteration, about 0% recomputation)"))
+        << shape << "\n"
+        << c.program.explanation;
+    EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << c.program.dump;
+    EXPECT_EQ(c.program.dump.find("tile_"), std::string::npos) << c.program.dump;
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "T") << c.program.explanation;
+  }
+}
+
+// A reduction keeps its own nest: recomputed one row of its consumer at a
+// time it would read its operands again for every row.
+TEST(Basteln, UntiledConsumerDoesNotTakeAReductionPerIteration) {
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.hardware = fixedCaches();
+  o.autoTiling = false;
+  CheckedProgram c = compileAndCheck(
+      "# sizes: B=2 NH=3 S=13 D=7\n"
+      "def bmmtrans(float(B, NH, S, S) P, float(B, NH, S, D) V) -> (O) {\n"
+      "  C(b, n, i, d) +=! P(b, n, i, j) * V(b, n, j, d)\n"
+      "  O(b, i, n, d) = C(b, n, i, d)\n}\n",
+      o);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("not recomputed in each iteration of the untiled outer loop of S2 (it is a reduction"))
+      << c.program.explanation;
 }
 
 TEST(Basteln, OptionsParseAndPrint) {
