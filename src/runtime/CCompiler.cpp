@@ -60,7 +60,16 @@ CCompilerOptions CCompilerOptions::defaults() {
   // the geomean did not move; one_hot (int compares), maxpool and conv3x3
   // lost GCC's vectors (2.4x, 1.3x, 1.1x slower), transpose and conv2d_s2
   // got faster (5x, 1.4x). Clang rejects the flag.
-  if (isGcc(o.compiler)) o.flags.push_back("-fno-tree-loop-vectorize");
+  // GCC 12's loop distribution miscompiled another correct kernel (reads of
+  // a temporary moved before the loop that writes it: tests/runtime/programs/
+  // gcc12_loop_distribution.c). Tessel's kernels are already distributed
+  // where that pays (distribute-inner) and vectorized by Tessel, which is
+  // what GCC distributes loops for; Harris, interpolate, a 512 matmul and a
+  // 3x3 convolution ran as fast without it (medians of 3, 1 thread).
+  if (isGcc(o.compiler)) {
+    o.flags.push_back("-fno-tree-loop-vectorize");
+    o.flags.push_back("-fno-tree-loop-distribution");
+  }
   if (const char* extra = std::getenv("TESSEL_CFLAGS")) {
     std::string s = extra, word;
     for (char c : s + " ") {

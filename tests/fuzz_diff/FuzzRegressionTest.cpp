@@ -110,6 +110,25 @@ def fuzz(int32(N0,N0,N0) I0, int32(N0,N0,N0) I1) -> (int32(N0,N0) T4, int32(N0,N
                            "fusion=max threads=1");
 }
 
+// Found by tessel fuzz (program seed 6736012150187660626): mismatch under
+// fusion=max with two-level tiles: GCC 12's loop distribution miscompiled the
+// (correct) kernel at -O3, reading T4 before the loop that writes it. Kernels
+// are now compiled without it; the C reproducer is
+// tests/runtime/programs/gcc12_loop_distribution.c.
+TEST(FuzzRegression, Seed6736012150187660626) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=13
+def fuzz(float(N0) I0, float I1) -> (T2, T3, T5, T7) {
+  T2 = (fabs(I1) - I1)
+  T3(i0, i1) = exp(tanh(T2)) where i0 in 0:N0, i1 in 0:N0
+  T4(i0, i1, i2) = (T2 * 0.5) where i0 in 0:N0, i1 in 0:N0, i2 in 0:N0
+  T5(i0, i1) = exp(tanh(((i0 + 1 < N0 && i1 + 1 < N0 && i0 + 1 < N0) ? T4(i0 + 1, i1 + 1, i0 + 1) : 0))) where i0 in 0:N0, i1 in 0:N0
+  T6 *=! (1 + tanh(((fabs(T5(r0, r1)) * (T4(r2, r3, 0) * 0.5)) > tanh(I1) ? (fabs(T5(r0, r1)) * (T4(r2, r3, 0) * 0.5)) : tanh(I1))) / 228488) where r0 in 0:N0, r1 in 0:N0, r2 in 0:N0, r3 in 0:N0
+  T7(i0) = fabs(((i0 + 1 < N0) ? T4(i0, i0 + 1, 0) : 0)) where i0 in 0:N0
+}
+)TC",
+                           "fusion=max tiles=small promote=all stream-stores=always threads=2");
+}
+
 // Found by tessel fuzz (program seed 15164081789967802329): mismatch under
 // fusion=min: T6 sums terms of ~1e3 that cancel to 0; the f32 kernel was off
 // by 0.02, above an absolute tolerance that assumed terms of magnitude ~1.

@@ -26,5 +26,7 @@ TEST(KernelCompiler, Gcc12UnrolledInnerLoopVectorization) {
   EXPECT_EQ(wrongElements("gcc12_unrolled_inner_loop_vectorization.c"), 0);
 }
 
+TEST(KernelCompiler, Gcc12LoopDistribution) { EXPECT_EQ(wrongElements("gcc12_loop_distribution.c"), 0); }
+
 }  // namespace
 }  // namespace tessel::runtime
