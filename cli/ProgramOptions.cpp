@@ -14,7 +14,7 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "bind a size: NAME=VALUE (repeatable; defaults from '# sizes:')");
   cmd->add_option("--fusion", args.fusion,
                   "fusion strategy: none (each statement its own loop nests, in source order), min, "
-                  "smart (default), max, or basteln (nests grouped along quasi-identity dependences, "
+                  "smart, max, or basteln (default: nests grouped along quasi-identity dependences, "
                   "then producers recomputed inside the tiles of their consumers)")
       ->check(CLI::IsMember({"none", "min", "smart", "max", "basteln"}));
   cmd->add_option("--basteln-redundancy", args.bastelnRedundancy,

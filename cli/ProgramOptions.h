@@ -12,7 +12,7 @@ namespace tessel::cli {
 
 struct ProgramArgs {
   ProgramSpec spec;
-  std::string fusion = "smart";
+  std::string fusion = "basteln";
   std::string bastelnRedundancy;  // "" = the default
   std::string scheduleFile;
   std::string tiling = "auto";

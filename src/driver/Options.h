@@ -18,7 +18,9 @@ namespace tessel::driver {
 enum class Fusion { None, Min, Smart, Max, Basteln };
 
 struct CompileOptions {
-  Fusion fusion = Fusion::Smart;
+  // basteln by measurement: on every case of bench/suites/ it is as fast as
+  // smart fusion or faster (pipelines 10-35%, attention 9%; docs/performance.md).
+  Fusion fusion = Fusion::Basteln;
   // Under basteln fusion: the largest share of a producer's executions that
   // may be recomputations (1 = fuse whatever it costs). 40%: unsharp's 5-tap
   // blur recomputed at 33% in 8-row strips is 14-19% faster than unfused.

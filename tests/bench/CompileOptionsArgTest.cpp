@@ -10,7 +10,7 @@ namespace {
 
 TEST(BenchCompileOptions, NothingGivenKeepsTheDefaults) {
   driver::CompileOptions o = parseCompileOptionsArg("");
-  EXPECT_EQ(o.fusion, driver::Fusion::Smart);
+  EXPECT_EQ(o.fusion, driver::Fusion::Basteln);
   EXPECT_TRUE(o.autoTiling);
   EXPECT_TRUE(o.vectorize);
   EXPECT_EQ(o.promotion, driver::CompileOptions::Promotion::Auto);

@@ -16,13 +16,21 @@ using Compiled = testing::CheckedProgram;
 using testing::compileAndCheck;
 
 std::string sizes(int n, int d) { return testing::rowSizes(n, d); }
+
+// The groups these tests name are made on smart fusion's schedule (basteln,
+// the default, first groups nests by its own rule).
+driver::CompileOptions smart() {
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Smart;
+  return o;
+}
 const char* const kSoftmax = testing::kRowSoftmax;
 const char* const kLayernorm = testing::kRowLayernorm;
 
 TEST(FuseOuterLoops, SoftmaxRunsOneParallelLoopOverTheRows) {
   for (auto [n, d] : {std::pair{1, 1}, {7, 13}, {13, 127}, {127, 7}, {3, 1031}}) {
     for (bool tiled : {true, false}) {
-      driver::CompileOptions o;
+      driver::CompileOptions o = smart();
       o.autoTiling = tiled;
       Compiled c = compileAndCheck(sizes(n, d) + kSoftmax, o);
       EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
@@ -77,13 +85,13 @@ TEST(FuseOuterLoops, IndependentNestsJoinOnlyForSharedReads) {
       sizes(9, 41) +
       "def f(float(N,D) X) -> (Y, Z) {\n  m(n) max=! X(n,d)\n  Y(n,d) = X(n,d) - m(n)\n"
       "  Z(n) +=! X(n,d) * X(n,d)\n}\n";
-  Compiled c = compileAndCheck(shared);
+  Compiled c = compileAndCheck(shared, smart());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.has("fuse-outer: one parallel loop over S2 S0 S1 ; S3 S4")) << c.program.explanation;
   const std::string apart = sizes(9, 41) +
                             "def f(float(N,D) X, float(D,N) W) -> (Y, Z) {\n  m(n) max=! X(n,d)\n"
                             "  Y(n,d) = X(n,d) - m(n)\n  Z(n) +=! W(d,n) * 2\n}\n";
-  Compiled d = compileAndCheck(apart);
+  Compiled d = compileAndCheck(apart, smart());
   EXPECT_TRUE(d.check.pass) << d.check.failures;
   EXPECT_TRUE(d.has("fuse-outer: one parallel loop over S0 S1 ; S2\n")) << d.program.explanation;
   EXPECT_FALSE(d.has("; S3 S4")) << d.program.explanation;
@@ -93,8 +101,9 @@ TEST(FuseOuterLoops, IndependentNestsJoinOnlyForSharedReads) {
 // the row loop of the sum that the division needs.
 TEST(FuseOuterLoops, AnotherMemberOfAPermutableBandCanBeTheSharedLoop) {
   Compiled c = compileAndCheck(sizes(9, 41) +
-                               "def f(float(N,D) X) -> (Y) {\n  s(n) +=! X(n,d)\n  T(d,n) = X(n,d) * 2\n"
-                               "  Y(n,d) = T(d,n) / s(n)\n}\n");
+                                   "def f(float(N,D) X) -> (Y) {\n  s(n) +=! X(n,d)\n  T(d,n) = X(n,d) * 2\n"
+                                   "  Y(n,d) = T(d,n) / s(n)\n}\n",
+                               smart());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.has("fuse-outer: one parallel loop over S0 S1 ; S2 S3 (band member 1)"))
       << c.program.explanation;

@@ -18,6 +18,7 @@ struct Checked {
 
 Checked compileAndCheck(const std::string& tc, bool autoTiling) {
   driver::CompileOptions o;
+  o.fusion = driver::Fusion::Smart;  // the decisions below are on smart fusion's bands
   o.autoTiling = autoTiling;
   driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
   testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
