@@ -25,7 +25,9 @@
 //
 // A producer is not sliced when something else reads its values, when it has
 // no outer parallel loop (d = 1: a full reduction would run once per tile),
-// or when the recomputation it costs passes the limit. The result is checked
+// when its values per iteration of loops it already shares with its readers
+// stay in the caches (nothing to gain), or when the recomputation it costs
+// or its slices' size passes the limits. The result is checked
 // with the dataflow check; on failure the tree stays as it was. The tile
 // loop stays parallel when every recomputed tensor element is written once
 // (the copies in neighbouring tiles store the same value); otherwise it runs
