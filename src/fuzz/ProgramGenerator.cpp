@@ -127,6 +127,29 @@ class Generator {
     return r;
   }
 
+  // A quasi-affine index of a dimension of extent `e` from variable `v` in
+  // 0:d (upsampling `v / k`, periodic `v % k`, and numerators that go
+  // negative, which truncate toward zero as in C), or "" when none stays in
+  // 0:e for every v.
+  std::string quotientIndex(const std::string& v, int64_t d, int64_t e) {
+    int64_t k = 2 + pick(3);
+    switch (pick(4)) {
+      case 0:
+        if ((d - 1) / k < e) return v + " / " + std::to_string(k);
+        break;
+      case 1:
+        if (k <= e) return v + " % " + std::to_string(k);
+        break;
+      case 2:  // -1 / k is 0: the first two rows read the same element
+        if ((d - 2) / k < e) return "(" + v + " - 1) / " + std::to_string(k);
+        break;
+      default:  // C's remainder of a negative numerator is negative: the offset keeps it in range
+        if (2 * k - 2 < e) return "(" + v + " - 1) % " + std::to_string(k) + " + " + std::to_string(k - 1);
+        break;
+    }
+    return "";
+  }
+
   // One read of tensor `src`, indexed from the statement's variables.
   std::string read(Context& c, int src) {
     const TensorModel& t = p_.tensors[static_cast<size_t>(src)];
@@ -169,6 +192,13 @@ class Generator {
               newReduction(c, sizeName(e) + " - " + sizeName(d) + " + 1", value(e) - value(d) + 1);
           idx.push_back(v + " + " + r);
           continue;
+        }
+        if (choice == 6 && chance(0.5)) {
+          std::string q = quotientIndex(v, value(d), value(e));
+          if (!q.empty()) {
+            idx.push_back(q);
+            continue;
+          }
         }
         if (choice == 6 && 2 * (value(d) - 1) < value(e)) {
           idx.push_back("2 * " + v);  // strided

@@ -43,7 +43,8 @@ std::string render(const ProgramModel& program);
 
 // A random program, deterministic for `seed`: 1-8 statements mixing
 // elementwise math, broadcasts, the four reductions, transposes, strided,
-// reversed and windowed (stencil/convolution-like) reads, guarded reads,
+// reversed and windowed (stencil/convolution-like) reads, quotient reads
+// (`i / 2`, `i % 3`, negative numerators truncating toward zero), guarded reads,
 // several consumers of one producer, several outputs and indirect reads
 // (int32 index inputs), in float, double, half or int32, over awkward sizes.
 ProgramModel generateProgram(uint64_t seed);

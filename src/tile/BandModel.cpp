@@ -31,7 +31,7 @@ std::string anonymousTuple(int dims) {
 }  // namespace
 
 BandModel::BandModel(const poly::Scop& scop, const isl::schedule_node_band& band, int64_t lineBytes)
-    : scop_(scop), lineBytes_(std::max<int64_t>(lineBytes, 1)) {
+    : lineBytes_(std::max<int64_t>(lineBytes, 1)) {
   isl::union_set domain = schedule::nodeDomain(band);
   isl::union_map prefix = band.get_prefix_schedule_union_map().intersect_domain(domain);
   isl::union_map partial = fromMultiUnionPwAff(band.get_partial_schedule()).intersect_domain(domain);

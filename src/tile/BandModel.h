@@ -43,7 +43,6 @@ class BandModel {
   TileCost cost(const std::vector<int64_t>& sizes) const;
 
  private:
-  const poly::Scop& scop_;
   int64_t lineBytes_;
   std::vector<int64_t> lower_, extent_;
   std::vector<bool> coincident_;

@@ -5,6 +5,8 @@
 
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "fuzz/Fuzzer.h"
 
@@ -20,16 +22,18 @@ TEST(Fuzz, GenerationIsReproducible) {
 }
 
 TEST(Fuzz, GenerationCoversEveryElementTypeAndIndirectReads) {
+  // Quotient indices: upsampling (i0 / 2), periodic (i1 % 3), and numerators
+  // that go negative and truncate toward zero.
+  const std::vector<std::string> features = {"(half(", "(double(", "(int32(",  "(float(", "int32(N", "(J(",
+                                             "max=!",  "min=!",    "*=!",      "+=!",     "2 * i",   " + r0",
+                                             "i0 / ",  "i0 % ",    " - 1) / ", " - 1) % "};
   std::map<std::string, int> seen;
   for (int i = 0; i < 300; ++i) {
     std::string text = render(generateProgram(programSeed(3, i)));
-    for (const char* feature : {"(half(", "(double(", "(int32(", "(float(", "int32(N", "(J(", "max=!",
-                                "min=!", "*=!", "+=!", "2 * i", " + r0"})
+    for (const auto& feature : features)
       if (text.find(feature) != std::string::npos) ++seen[feature];
   }
-  for (const char* feature : {"(half(", "(double(", "(int32(", "(float(", "int32(N", "(J(", "max=!", "min=!",
-                              "*=!", "+=!", "2 * i", " + r0"})
-    EXPECT_GT(seen[feature], 0) << "no generated program has " << feature;
+  for (const auto& feature : features) EXPECT_GT(seen[feature], 0) << "no generated program has " << feature;
 }
 
 // Programs whose exact result hangs on an ulp say nothing about the compiler:

@@ -14,10 +14,12 @@
 // located (line and column), and rendering any UserError must not crash.
 //
 // Build: cmake -DTESSEL_FUZZER=ON with clang++ (see `make fuzz-parser`).
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -58,13 +60,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
 
-  // One fusion strategy per input (compiling under all three costs 3x the
+  // One fusion strategy per input (compiling under all of them multiplies the
   // executions); the choice is a function of the bytes, so findings replay.
   uint64_t hash = 14695981039346656037ull;
   for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
-  const schedule::FusionStrategy kFusions[] = {schedule::FusionStrategy::Min, schedule::FusionStrategy::Smart,
-                                               schedule::FusionStrategy::Max};
-  const schedule::FusionStrategy fusion = kFusions[hash % 3];
+  const driver::Fusion kFusions[] = {driver::Fusion::None, driver::Fusion::Min, driver::Fusion::Smart,
+                                     driver::Fusion::Max, driver::Fusion::Basteln};
+  const driver::Fusion fusion = kFusions[hash % std::size(kFusions)];
 
   std::map<std::string, int64_t> defaults;
   try {
@@ -88,6 +90,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     driver::CompileOptions options;
     options.fusion = fusion;
+    // A slow scheduling attempt falls back (and warns); the limit keeps one
+    // input well inside libFuzzer's -timeout.
+    options.scheduleTimeLimit = std::chrono::milliseconds(2'000);
     try {
       driver::compile(program, options);
     } catch (const UserError& e) {
