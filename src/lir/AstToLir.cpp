@@ -2,6 +2,7 @@
 
 #include <isl/ast.h>
 #include <isl/ast_build.h>
+#include <isl/map.h>
 #include <isl/schedule_node.h>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lir/LowerStatement.h"
 #include "schedule/MarkParallel.h"
@@ -79,6 +81,30 @@ struct AstGeneration {
   std::exception_ptr failure;
 };
 
+// The least element of a footprint per dimension, where each tile's footprint
+// spans at most `box` from it. isl drops from the build's schedule the loops
+// it generates as one iteration, and where such a loop's value is a
+// quasi-affine function of the loops around it (a tile of one level inside a
+// tile of another, in a piece where they meet once) the simple box hull finds
+// no affine offset and spans the whole tensor. The piecewise minimum is exact.
+std::optional<std::vector<isl::pw_aff>> leastElements(const isl::map& footprint,
+                                                      const std::vector<int64_t>& box) {
+  std::vector<isl::pw_aff> starts;
+  auto dims = static_cast<unsigned>(box.size());
+  for (unsigned d = 0; d < dims; ++d) {
+    isl_map* along = isl_map_project_out(footprint.copy(), isl_dim_out, d + 1, dims - d - 1);
+    along = isl_map_project_out(along, isl_dim_out, 0, d);
+    isl::pw_aff least = isl::manage(isl_map_dim_min(isl_map_copy(along), 0));
+    // least -> element, over every tile; their differences bound the span.
+    isl_map* fromLeast = isl_map_apply_domain(along, isl_map_from_pw_aff(least.copy()));
+    fromLeast = isl_map_reset_tuple_id(fromLeast, isl_dim_out);
+    isl::val span = isl::manage(isl_map_deltas(fromLeast)).dim_max_val(0);
+    if (!span.is_int() || span.get_num_si() + 1 > box[d]) return std::nullopt;
+    starts.push_back(least);
+  }
+  return starts;
+}
+
 // Where the boxes of the site's tensors lie in the tiles the build is at.
 // A tensor whose box isl cannot place stays unpromoted here (its reads go to
 // the tensor, which is always right), and so does a contracted temporary
@@ -119,14 +145,21 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
         isl::multi_val size = fits ? box.size() : isl::multi_val();
         for (unsigned d = 0; fits && d < tensor.box.size(); ++d)
           fits = size.at(static_cast<int>(d)).num_si() <= tensor.box[d];
+        std::optional<std::vector<isl::pw_aff>> starts;
         if (fits) {
           isl::multi_aff offset = box.offset();
-          std::vector<isl::ast_expr> starts;
-          for (unsigned d = 0; d < tensor.box.size(); ++d) {
-            isl::pw_aff start(offset.at(static_cast<int>(d)));
-            starts.push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, start.release())));
-          }
-          offsets = starts;
+          starts.emplace();
+          for (unsigned d = 0; d < tensor.box.size(); ++d)
+            starts->push_back(isl::pw_aff(offset.at(static_cast<int>(d))));
+        } else if (tensor.contracted) {
+          // A contracted temporary has no copies in or out, which would
+          // need an offset in tiles that access nothing.
+          starts = leastElements(footprint.as_map(), tensor.box);
+        }
+        if (starts) {
+          offsets.emplace();
+          for (const isl::pw_aff& start : *starts)
+            offsets->push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, start.copy())));
         }
       }
     } catch (const isl::exception&) {
