@@ -13,6 +13,13 @@
 
 #include <float.h>
 #include <immintrin.h>
+#include <stdint.h>
+
+/* The address of base[index], computed on integers. A guarded load (the
+ * branch of a select, e.g. a padded convolution's border) may start outside
+ * its array, on lanes the guard masks off, which masked loads never touch;
+ * forming that pointer by pointer arithmetic would be undefined behaviour. */
+#define TESSEL_ADDRESS(base, index) ((const void*)((uintptr_t)(base) + (uintptr_t)(index) * sizeof *(base)))
 
 #if defined(__AVX512F__)
 typedef __m512 tessel_v16;

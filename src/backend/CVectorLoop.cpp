@@ -11,6 +11,9 @@ namespace tessel::backend {
 
 namespace {
 
+// The mask of lanes in the loop: a load under it lies within its buffer.
+constexpr const char* kUnguarded = "tessel_tail";
+
 using lir::Expr;
 using lir::ExprKind;
 using te::BinaryOp;
@@ -242,11 +245,11 @@ class VectorLoopEmitter {
         const Expr& x = r->rest;
         if (r->op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul &&
             !x->index)
-          os << pad << acc << " = " << v_ << "_fma(" << vec(x->operands[0], "tessel_tail") << ", "
-             << vec(x->operands[1], "tessel_tail") << ", " << acc << ");\n";
+          os << pad << acc << " = " << v_ << "_fma(" << vec(x->operands[0], kUnguarded) << ", "
+             << vec(x->operands[1], kUnguarded) << ", " << acc << ");\n";
         else
           os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc
-             << ", tessel_tail, " << vec(x, "tessel_tail") << ");\n";
+             << ", tessel_tail, " << vec(x, kUnguarded) << ");\n";
         return;
       }
       default:
@@ -293,7 +296,7 @@ class VectorLoopEmitter {
         std::optional<int64_t> stride = lir::strideIn(lir::inlineLets(s->index, lets), loop_.name);
         if (stride && *stride == 1) {
           os << pad << v_ << (s->streaming ? "_stream(&" : "_store(&") << scalar_.buffer(s->name) << "["
-             << scalar_.expr(s->index) << "], tessel_tail, " << vec(s->value, "tessel_tail") << ");\n";
+             << scalar_.expr(s->index) << "], tessel_tail, " << vec(s->value, kUnguarded) << ");\n";
           return;
         }
         std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
@@ -305,10 +308,10 @@ class VectorLoopEmitter {
         if (r->op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul &&
             !x->index)
           os << pad << acc << " = " << v_ << "_acc_fma(" << acc << ", tessel_tail, "
-             << vec(x->operands[0], "tessel_tail") << ", " << vec(x->operands[1], "tessel_tail") << ");\n";
+             << vec(x->operands[0], kUnguarded) << ", " << vec(x->operands[1], kUnguarded) << ");\n";
         else
           os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc
-             << ", tessel_tail, " << vec(x, "tessel_tail") << ");\n";
+             << ", tessel_tail, " << vec(x, kUnguarded) << ");\n";
         return;
       }
       case lir::StmtKind::For:
@@ -329,7 +332,11 @@ class VectorLoopEmitter {
     switch (e->kind) {
       case ExprKind::Load: {
         Expr index = lir::inlineLets(e->operands[0], currentLets_);
-        std::string first = "&" + scalar_.buffer(e->name) + "[" + scalar_.expr(e->operands[0]) + "]";
+        // Under a guard the first lane may lie outside the buffer (VectorPrelude.h).
+        std::string first =
+            mask == kUnguarded
+                ? "&" + scalar_.buffer(e->name) + "[" + scalar_.expr(e->operands[0]) + "]"
+                : "TESSEL_ADDRESS(" + scalar_.buffer(e->name) + ", " + scalar_.expr(e->operands[0]) + ")";
         std::optional<int64_t> stride = lir::strideIn(index, loop_.name);
         if (stride && (*stride == 1 || *stride == 2))
           return v_ + (*stride == 2 ? "_load_stride2(" : "_load(") + first + ", " + mask + ")";
