@@ -138,6 +138,15 @@ TEST(Vectorize, QuotientReadsUseUpsamplingLoads) {
     for (int n : {16, 33, 64}) expectLoadAndMatch(tc, n, "_load_quotient(&");
 }
 
+// A read under a guard that keeps it inside its array (a padded stencil's
+// border) may start its vector outside: the address is computed on integers
+// (TESSEL_ADDRESS), never as an element of the buffer out of its bounds,
+// which UBSan reports on local buffers (make test-asan).
+TEST(Vectorize, GuardedLoadsTakeTheirAddressOnIntegers) {
+  const char* tc = "def f(float(N,N) A) -> (C) {\n  C(i,j) = j >= 1 ? A(i, j - 1) : 0 where j in 0:N\n}\n";
+  for (int n : {7, 16, 33}) expectLoadAndMatch(tc, n, "_load(TESSEL_ADDRESS(");
+}
+
 TEST(Vectorize, OffMeansScalarCode) {
   te::Program p =
       front::testing::lowerText("# sizes: N=64\ndef f(float(N) A) -> (C) {\n  C(i) = A(i) * 2\n}\n");
