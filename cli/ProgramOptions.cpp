@@ -1,5 +1,6 @@
 #include "ProgramOptions.h"
 
+#include <cctype>
 #include <iomanip>
 #include <iostream>
 
@@ -47,6 +48,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       ->check(CLI::IsMember({"on", "cheap", "off"}));
   cmd->add_option("--tiles", args.tiles,
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
+  cmd->add_option("--scheme", args.scheme,
+                  "implement the program's contraction (O(...) +=! A(...) * B(...)) with this TTILE scheme, "
+                  "e.g. 'R_k, R_h, R_w, T_{64,c}, U_{4,h}, U_{2,k}, V_k', prefixed with 'TENSOR:' when the "
+                  "program has several (or @FILE); see README");
   cmd->add_option("--hardware", args.hardwareFile,
                   "compile for the machine described in this JSON file (see 'tessel target --json')");
   cmd->add_option("--schedule-time-limit", args.scheduleTimeLimitSeconds,
@@ -77,6 +82,14 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
     bool fromFile = args.tiles[0] == '@';
     std::string origin = fromFile ? args.tiles.substr(1) : "--tiles";
     o.tiles = tile::parseTilePolicy(fromFile ? readTextFile(origin) : args.tiles, origin);
+  }
+  if (!args.scheme.empty()) {
+    bool fromFile = args.scheme[0] == '@';
+    o.scheme.origin = fromFile ? args.scheme.substr(1) : "--scheme";
+    o.scheme.text = fromFile ? readTextFile(o.scheme.origin) : args.scheme;
+    // A file's trailing newline is not part of the scheme.
+    while (!o.scheme.text.empty() && std::isspace(static_cast<unsigned char>(o.scheme.text.back())))
+      o.scheme.text.pop_back();
   }
   if (!args.hardwareFile.empty())
     o.hardware = target::hardwareFromJson(readTextFile(args.hardwareFile), args.hardwareFile);

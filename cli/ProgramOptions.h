@@ -21,6 +21,7 @@ struct ProgramArgs {
   std::string streamStores = "auto";
   std::string inlineElementwise = "cheap";
   std::string tiles;         // policy text, or @FILE
+  std::string scheme;        // TTILE scheme text, or @FILE
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;
   bool explain = false;

@@ -173,6 +173,12 @@ class Emitter {
             << "] __attribute__((aligned(64)));\n";
         return;
       }
+      case lir::StmtKind::Call: {
+        os_ << pad << s->name << "(";
+        for (size_t i = 0; i < s->arguments.size(); ++i) os_ << (i ? ", " : "") << cName(s->arguments[i]);
+        os_ << ");\n";
+        return;
+      }
     }
   }
 
@@ -375,6 +381,8 @@ std::string emitC(const lir::Kernel& k) {
   std::ostringstream os;
   os << abi::kKernelPrelude << "\n";
   if (!k.vectorIsa.empty()) os << abi::vectorMathText() << "\n" << abi::kVectorPrelude << "\n";
+  if (!k.helpers.empty()) os << "#include <immintrin.h>\n\n";
+  for (const auto& helper : k.helpers) os << helper << "\n";
   // The scratch arrays' slots (tessel_take), emptied when the library is unloaded.
   auto slot = [&k](const lir::BufferDecl& t) { return kernelSymbol(k) + "__slot_" + cName(t.name); };
   if (!k.temporaries.empty()) {

@@ -316,6 +316,7 @@ class VectorLoopEmitter {
       }
       case lir::StmtKind::For:
       case lir::StmtKind::Alloc:
+      case lir::StmtKind::Call:
         break;
     }
     throw InternalError("emit-c", "unexpected statement in a vector loop");

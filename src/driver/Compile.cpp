@@ -36,6 +36,7 @@ std::string CompileOptions::toString() const {
     std::replace(policy.begin(), policy.end(), '\n', ';');
     s += " tiles=" + policy.substr(0, policy.size() - 1);
   }
+  if (!scheme.text.empty()) s += " scheme=\"" + scheme.text + "\"";
   if (hardware) s += " hardware=" + hardware->name;
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
     s += " schedule-time-limit=" + std::to_string(scheduleTimeLimit.count()) + "ms";
@@ -186,13 +187,6 @@ lir::GeneratedAst astFor(const isl::schedule& schedule, const poly::Scop& scop,
   }
 }
 
-// The SIMD instruction set vector loops are written for.
-std::string vectorIsa(const target::Hardware& hardware) {
-  if (hardware.has("avx512f")) return "avx512";
-  if (hardware.has("avx2") && hardware.has("fma")) return "avx2";
-  return "";
-}
-
 // What all the caches hold together: each core's share of the last level
 // (the outermost with a capacity, DRAM aside), times the cores.
 int64_t cacheBytes(const target::Hardware& hardware) {
@@ -262,7 +256,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     if (options.dumpAfter == "extract") keepDump(poly::scheduleToYaml(schedule));
     target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
     target::PromotionPlan promotions;
-    PassContext context{scop, options, host, out.explanation, out.warnings, promotions};
+    target::MicroKernelPlan microKernels;
+    PassContext context{scop, options, host, out.explanation, out.warnings, promotions, microKernels};
     for (const auto& pass : passes) {
       bool replaced = pass.isScheduler && options.schedule;
       timed(pass.name, [&] {
@@ -275,11 +270,11 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     timed("ast", [&] { ast = astFor(schedule, scop, promotions, options); });
     out.astC = ast.root.to_C_str();
     if (options.dumpAfter == "ast") keepDump(out.astC);
-    timed("lir", [&] { out.kernel = lir::astToLir(lowered, scop, ast, promotions); });
+    timed("lir", [&] { out.kernel = lir::astToLir(lowered, scop, ast, promotions, microKernels); });
     if (options.dumpAfter == "lir") keepDump(lir::toString(out.kernel));
     if (options.vectorize)
       timed("vectorize",
-            [&] { out.kernel = lir::vectorizeLoops(out.kernel, vectorIsa(host), out.explanation); });
+            [&] { out.kernel = lir::vectorizeLoops(out.kernel, target::vectorIsa(host), out.explanation); });
     if (options.dumpAfter == "vectorize") keepDump(lir::toString(out.kernel));
     if (options.vectorize)
       timed("register-tile",

@@ -7,6 +7,7 @@
 #include "schedule/MarkParallel.h"
 #include "target/cpu/ContractTemporaries.h"
 #include "target/cpu/DistributeInnerLoops.h"
+#include "target/cpu/GraftMicroKernels.h"
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "target/cpu/PromoteOperands.h"
@@ -72,6 +73,14 @@ class CpuStrategy final : public TargetStrategy {
          [](const isl::schedule& s, PassContext& c) {
            if (c.options.fusion == Fusion::None || c.options.fusion == Fusion::Min) return s;
            return fuse::fuseOuterLoops(c.scop, s, c.explain);
+         }},
+        {"graft-microkernel", false,
+         [](const isl::schedule& s, PassContext& c) {
+           target::cpu::GraftOptions go;
+           go.scheme = c.options.scheme.text;
+           go.origin = c.options.scheme.origin;
+           go.vectorIsa = target::vectorIsa(c.hardware);
+           return target::cpu::graftMicroKernels(c.scop, s, go, c.microKernels, c.explain);
          }},
         {"sink-across-bands", false,
          [](const isl::schedule& s, PassContext& c) {

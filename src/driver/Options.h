@@ -63,6 +63,14 @@ struct CompileOptions {
   // them in tests and fuzzing), or never.
   enum class StreamingStores { Auto, Always, Off };
   StreamingStores streamingStores = StreamingStores::Auto;
+  // A TTILE scheme (microkernel/Scheme.h, "[TENSOR:] R_k, ...") that
+  // implements the program's contraction (target/cpu/GraftMicroKernels.h);
+  // empty: the contraction is compiled like any statement.
+  struct SchemeText {
+    std::string origin = "--scheme";  // where the text came from, for messages
+    std::string text;
+  };
+  SchemeText scheme;
   // The machine to compile for; absent = the host, detected when compiling.
   std::optional<target::Hardware> hardware;
   std::string toString() const;

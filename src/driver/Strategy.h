@@ -8,6 +8,7 @@
 
 #include "driver/Options.h"
 #include "poly/Scop.h"
+#include "target/MicroKernelPlan.h"
 #include "target/Promotion.h"
 
 namespace tessel::driver {
@@ -19,8 +20,9 @@ struct PassContext {
   const CompileOptions& options;
   const target::Hardware& hardware;
   std::string& explain;
-  std::vector<std::string>& warnings;  // shown to the user whatever the flags
-  target::PromotionPlan& promotions;   // what the promotion pass marked, for code generation
+  std::vector<std::string>& warnings;     // shown to the user whatever the flags
+  target::PromotionPlan& promotions;      // what the promotion pass marked, for code generation
+  target::MicroKernelPlan& microKernels;  // the contractions grafted as micro-kernels
 };
 
 struct SchedulePass {

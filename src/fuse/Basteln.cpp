@@ -14,6 +14,7 @@
 #include "schedule/CheckDataflow.h"
 #include "schedule/CheckSchedule.h"
 #include "schedule/TreeQueries.h"
+#include "target/MicroKernelPlan.h"
 #include "target/Promotion.h"
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
@@ -190,6 +191,13 @@ class TileFusion {
     return false;
   }
 
+  static bool holdsMicroKernel(const isl::schedule_node& node) {
+    if (schedule::markName(node).rfind(target::kMicroKernelMarkPrefix, 0) == 0) return true;
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+      if (holdsMicroKernel(node.child(i))) return true;
+    return false;
+  }
+
   static bool holdsPromotion(const isl::schedule_node& node) {
     if (schedule::markName(node).rfind("promote_", 0) == 0) return true;
     for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
@@ -284,6 +292,10 @@ class TileFusion {
       };
       if (!scop_.writes.intersect_domain(domain).intersect_range(scop_.outputElements()).is_empty()) {
         refuse("it writes program outputs");
+        continue;
+      }
+      if (holdsMicroKernel(filter)) {
+        refuse("it is a grafted micro-kernel, which runs whole");
         continue;
       }
       std::optional<isl::schedule_node_band> band = firstBandBelow(filter);

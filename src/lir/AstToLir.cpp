@@ -45,8 +45,10 @@ isl::schedule marksWithDepths(const isl::schedule& schedule) {
 isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*) {
   isl_id* id = isl_ast_node_mark_get_id(mark);
   intptr_t depth = reinterpret_cast<intptr_t>(isl_id_get_user(id)) - 1;
+  // A grafted micro-kernel replaces its whole subtree, loops or not.
+  bool grafted = std::string(isl_id_get_name(id)).rfind(target::kMicroKernelMarkPrefix, 0) == 0;
   isl_id_free(id);
-  if (depth < 0) return mark;
+  if (depth < 0 || grafted) return mark;
   isl_ast_node* child = isl_ast_node_mark_get_node(mark);
   isl_ast_node* under = isl_ast_node_copy(child);
   while (under && isl_ast_node_get_type(under) == isl_ast_node_mark) {
@@ -226,11 +228,13 @@ struct LoopMarks {
 
 class AstTranslator {
  public:
-  AstTranslator(const poly::Scop& s, const GeneratedAst& ast, const target::PromotionPlan& plan)
-      : scop_(s), ast_(ast), plan_(plan) {}
+  AstTranslator(const poly::Scop& s, const GeneratedAst& ast, const target::PromotionPlan& plan,
+                const target::MicroKernelPlan& microKernels)
+      : scop_(s), ast_(ast), plan_(plan), microKernels_(microKernels) {}
 
   bool checksIndices = false;
   std::map<std::string, BufferDecl> locals;  // the promotion buffers, by name
+  std::vector<std::string> helpers;          // the grafted micro-kernels' C functions
 
   // Marks apply to the loop right under them.
   Stmt node(const isl::ast_node& n, LoopMarks marks = LoopMarks()) {
@@ -261,6 +265,10 @@ class AstTranslator {
       // simply has nothing to parallelize or vectorize.
       std::string name = m.id().name();
       if (auto site = plan_.siteOfMark(name)) return promotion(m, *site, marks);
+      if (const target::GraftedMicroKernel* k = microKernels_.ofMark(name)) {
+        helpers.push_back(k->source);
+        return call(k->function, {k->output, k->lhs, k->rhs});
+      }
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
       if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
       if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;
@@ -385,6 +393,7 @@ class AstTranslator {
   const poly::Scop& scop_;
   const GeneratedAst& ast_;
   const target::PromotionPlan& plan_;
+  const target::MicroKernelPlan& microKernels_;
   RedirectedTensors promoted_;  // the accesses redirected by the promotion marks above
 };
 
@@ -397,8 +406,8 @@ std::vector<BufferDecl> decls(const std::vector<const te::TensorDecl*>& ts) {
 }  // namespace
 
 Kernel astToLir(const te::Program& program, const poly::Scop& scop, const GeneratedAst& ast,
-                const target::PromotionPlan& plan) {
-  AstTranslator t(scop, ast, plan);
+                const target::PromotionPlan& plan, const target::MicroKernelPlan& microKernels) {
+  AstTranslator t(scop, ast, plan, microKernels);
   Kernel k;
   k.name = program.name;
   k.inputs = decls(program.inputs());
@@ -408,6 +417,7 @@ Kernel astToLir(const te::Program& program, const poly::Scop& scop, const Genera
   for (const auto& decl : decls(program.temporaries()))
     if (usesBuffer(k.body, decl.name)) k.temporaries.push_back(decl);
   k.checksIndices = t.checksIndices;
+  k.helpers = t.helpers;
   for (const auto& [name, decl] : t.locals) k.locals.push_back(decl);
   return k;
 }

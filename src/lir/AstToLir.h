@@ -1,7 +1,8 @@
 // Schedule tree -> isl AST -> loop IR kernel. Loops under a "parallel" mark
 // (schedule/MarkParallel.h) become parallel loops; under a promotion mark
 // (target/Promotion.h), the footprints of the promoted tensors are copied into
-// local buffers that the statements below then read.
+// local buffers that the statements below then read. A grafted micro-kernel's
+// mark (target/MicroKernelPlan.h) becomes a call of its function.
 #pragma once
 
 #include <isl/cpp.h>
@@ -11,6 +12,7 @@
 
 #include "lir/Lir.h"
 #include "poly/Scop.h"
+#include "target/MicroKernelPlan.h"
 #include "target/Promotion.h"
 
 namespace tessel::lir {
@@ -33,6 +35,6 @@ struct GeneratedAst {
 GeneratedAst buildAst(const isl::schedule& schedule, const poly::Scop& scop,
                       const target::PromotionPlan& plan);
 Kernel astToLir(const te::Program& program, const poly::Scop& scop, const GeneratedAst& ast,
-                const target::PromotionPlan& plan);
+                const target::PromotionPlan& plan, const target::MicroKernelPlan& microKernels = {});
 
 }  // namespace tessel::lir

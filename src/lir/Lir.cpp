@@ -138,6 +138,13 @@ Stmt alloc(const std::string& buffer) {
   return n;
 }
 
+Stmt call(const std::string& function, std::vector<std::string> buffers) {
+  auto n = stmt(StmtKind::Call);
+  n->name = function;
+  n->arguments = std::move(buffers);
+  return n;
+}
+
 int64_t BufferDecl::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
@@ -247,6 +254,11 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
     case StmtKind::Alloc:
       os << pad << "alloc " << s->name << "\n";
       return;
+    case StmtKind::Call:
+      os << pad << "call " << s->name << "(";
+      for (size_t i = 0; i < s->arguments.size(); ++i) os << (i ? ", " : "") << s->arguments[i];
+      os << ")\n";
+      return;
   }
 }
 
@@ -258,6 +270,8 @@ bool loads(const Expr& e, const std::string& buffer) {
 bool uses(const Stmt& s, const std::string& buffer, bool stores) {
   if (!s) return false;
   if (stores && s->kind == StmtKind::Store && s->name == buffer) return true;
+  if (s->kind == StmtKind::Call)
+    return std::find(s->arguments.begin(), s->arguments.end(), buffer) != s->arguments.end();
   for (const Expr* e : {&s->init, &s->cond, &s->step, &s->value, &s->index})
     if (*e && loads(*e, buffer)) return true;
   if (uses(s->thenCase, buffer, stores) || uses(s->elseCase, buffer, stores)) return true;

@@ -57,7 +57,9 @@ Expr cast(te::DType t, Expr x);  // value cast; from an index expression gives a
 
 // Alloc declares one of the kernel's local buffers (Kernel::locals) for the
 // rest of its enclosing block: inside a parallel loop, each thread has its own.
-enum class StmtKind { Block, For, If, Let, Store, Alloc };
+// Call runs one of the kernel's helper functions (Kernel::helpers) on whole
+// buffers; the first argument is read and written, the others only read.
+enum class StmtKind { Block, For, If, Let, Store, Alloc, Call };
 
 // What the schedule proved about a loop's iterations, for the vectorizer.
 enum class VectorHint {
@@ -71,8 +73,9 @@ using Stmt = std::shared_ptr<const StmtNode>;
 
 struct StmtNode {
   StmtKind kind;
-  std::vector<Stmt> body;                // Block
-  std::string name;                      // For: loop variable; Let: bound name; Store, Alloc: buffer
+  std::vector<Stmt> body;  // Block
+  std::string name;        // For: loop variable; Let: bound name; Store, Alloc: buffer; Call: function
+  std::vector<std::string> arguments;    // Call: buffers
   Expr init, cond, step;                 // For: for (name = init; cond; name += step)
   bool parallel = false;                 // For: iterations may run concurrently
   VectorHint vector = VectorHint::None;  // For
@@ -96,6 +99,7 @@ Stmt ifThenElse(Expr cond, Stmt thenCase, Stmt elseCase);
 Stmt let(const std::string& name, Expr value);  // index binding, visible to the rest of the enclosing block
 Stmt store(const std::string& buffer, Expr index, Expr value);
 Stmt alloc(const std::string& buffer);  // a buffer of Kernel::locals
+Stmt call(const std::string& function, std::vector<std::string> buffers);
 
 struct BufferDecl {
   std::string name;
@@ -114,6 +118,9 @@ struct Kernel {
   // Small scratch buffers (promoted tiles) the body declares where it uses
   // them with Alloc statements, on the stack of the thread that runs them.
   std::vector<BufferDecl> locals;
+  // C functions the body calls (grafted micro-kernels, target/MicroKernelPlan.h):
+  // their whole definitions, emitted before the kernel.
+  std::vector<std::string> helpers;
   Stmt body;
   bool checksIndices = false;  // body contains CheckedIndex: the kernel reports bad indices
   std::string vectorIsa;       // "avx512", "avx2" or "" (scalar): the ISA of vectorized loops

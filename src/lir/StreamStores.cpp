@@ -28,6 +28,7 @@ Stmt markIn(const Stmt& s, const std::set<std::string>& outputs, bool inVectorLo
     }
     case StmtKind::Let:
     case StmtKind::Alloc:
+    case StmtKind::Call:
       return s;
   }
   return s;

@@ -64,6 +64,8 @@ class BodyChecker {
         return "it contains a loop";
       case StmtKind::Alloc:
         return "it declares a buffer";
+      case StmtKind::Call:
+        return "it calls a micro-kernel";
       case StmtKind::Store:
         return store(*s, lets, guarded);
     }

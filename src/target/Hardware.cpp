@@ -47,4 +47,10 @@ Hardware withCaches(Hardware machine, int64_t l1Bytes, int64_t l2Bytes, int core
   return machine;
 }
 
+std::string vectorIsa(const Hardware& hardware) {
+  if (hardware.has("avx512f")) return "avx512";
+  if (hardware.has("avx2") && hardware.has("fma")) return "avx2";
+  return "";
+}
+
 }  // namespace tessel::target

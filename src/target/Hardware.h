@@ -71,6 +71,10 @@ struct Hardware {
   bool operator==(const Hardware&) const = default;
 };
 
+// The SIMD instruction set generated vector code is written for: "avx512",
+// "avx2" (with FMA) or "" (scalar).
+std::string vectorIsa(const Hardware& hardware);
+
 // `machine` (its ISA and units) with `cores` cores and only a private L1 and
 // L2 of these sizes before DRAM: tile decisions that do not depend on the
 // machine, for tests, and tiny caches that make the fuzzer's small programs

@@ -92,6 +92,33 @@ TEST_F(Cli, FuzzPrintsItsProgramsAsTc) {
   EXPECT_EQ(run.exitCode, 0) << run.err;
 }
 
+TEST_F(Cli, SchemesFromTheCommandLineAndFromFiles) {
+  // M = 13 = 6 + 7 (a lambda composition); N = 7 and K = 5 stay scalar.
+  auto ok = runTessel("run " + file("mm.tc") +
+                      " --check --scheme 'lambda_m a.[(1,6),(1,7)], R_n, R_k, U_{a,m}' --explain");
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+  EXPECT_NE(ok.err.find("graft-microkernel: S1 (C, 3 dimensions: m, n, k) runs the scheme"),
+            std::string::npos)
+      << ok.err;
+  writeText(file("mm.scheme"), "C: R_m, R_n, T_{5,k}\n");
+  auto fromFile = runTessel("run " + file("mm.tc") + " --check --scheme @" + file("mm.scheme"));
+  EXPECT_EQ(fromFile.exitCode, 0) << fromFile.err;
+
+  auto badSyntax = runTessel("run " + file("mm.tc") + " --scheme 'R_m, R_n, T_{5;k}'");
+  EXPECT_EQ(badSyntax.exitCode, 2);
+  EXPECT_NE(badSyntax.err.find("--scheme:1:15: error: bad scheme: expected ','"), std::string::npos)
+      << badSyntax.err;
+  writeText(file("bad.scheme"), "C: R_m, R_n, T_{4,k}\n");
+  auto badCover = runTessel("run " + file("mm.tc") + " --scheme @" + file("bad.scheme"));
+  EXPECT_EQ(badCover.exitCode, 2);
+  EXPECT_NE(
+      badCover.err.find(file("bad.scheme") + ":1:14: error: bad scheme: the scheme covers 4 along k, whose "
+                                             "extent is 5"),
+      std::string::npos)
+      << badCover.err;
+  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --scheme @" + file("missing.scheme")).exitCode, 2);
+}
+
 TEST_F(Cli, TilingAndVectorizationOptions) {
   auto ok = runTessel("run " + file("mm.tc") + " --check --tiles 'S_1: 4@L2/2@L1, 3@L1' --explain");
   EXPECT_EQ(ok.exitCode, 0) << ok.err;

@@ -1,0 +1,280 @@
+#include "microkernel/BoundScheme.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tessel::microkernel {
+
+namespace {
+
+// Past this many multiply-adds per step the unrolled tile is code bloat, not a register tile.
+constexpr size_t kMaxUnrolledProducts = 512;
+
+int64_t factorValue(const Factor& f, const Bindings& bindings) {
+  if (f.param.empty()) return f.value;
+  auto it = bindings.find(f.param);
+  return it == bindings.end() ? 0 : it->second;
+}
+
+int64_t elementOffset(const TensorAccess& access, const Extents& a, const Extents& b) {
+  std::vector<std::pair<std::string, int64_t>> point(a.begin(), a.end());
+  point.insert(point.end(), b.begin(), b.end());
+  return access.offset(point) - access.offset({});
+}
+
+}  // namespace
+
+VectorIsa vectorIsaNamed(const std::string& name) {
+  if (name == "avx512") return {"avx512", 16, 32};
+  if (name == "avx2") return {"avx2", 8, 16};
+  return {"", 1, 16};
+}
+
+std::vector<int64_t> distinctOffsets(const TensorAccess& access, const RegisterTileShape& tile,
+                                     const Extents& step) {
+  std::vector<int64_t> offsets;
+  for (const auto& point : tile.accumulators) {
+    int64_t offset = elementOffset(access, point, step);
+    if (std::find(offsets.begin(), offsets.end(), offset) == offsets.end()) offsets.push_back(offset);
+  }
+  return offsets;
+}
+
+bool keepsLeftOperand(const Contraction& c, const RegisterTileShape& tile) {
+  Extents first = tile.steps.empty() ? Extents{} : tile.steps.front();
+  return distinctOffsets(c.lhs, tile, first).size() <= distinctOffsets(c.rhs, tile, first).size();
+}
+
+int registersNeeded(const Contraction& c, const RegisterTileShape& tile, const VectorIsa& isa) {
+  Extents first = tile.steps.empty() ? Extents{} : tile.steps.front();
+  size_t kept =
+      std::min(distinctOffsets(c.lhs, tile, first).size(), distinctOffsets(c.rhs, tile, first).size());
+  return static_cast<int>(tile.accumulators.size() + kept) + streamedRegisters(isa);
+}
+
+int streamedRegisters(const VectorIsa& isa) { return isa.name == "avx512" ? 0 : 1; }
+
+Extents BoundScheme::extentsFrom(size_t first, const Bindings& bindings) const {
+  if (first >= scheme.specs.size()) {
+    Extents ones;
+    for (const auto& d : contraction->dims) ones[d.name] = 1;
+    return ones;
+  }
+  const Specifier& s = scheme.specs[first];
+  if (s.kind != SpecKind::Seq) {
+    Extents e = extentsFrom(first + 1, bindings);
+    e[s.dim] *= trips(first, bindings);
+    return e;
+  }
+  Extents total;
+  for (const auto& [repetitions, value] : s.branches) {
+    Bindings inner = bindings;
+    inner[s.param] = value;
+    Extents e = extentsFrom(first + 1, inner);
+    if (total.empty()) {
+      total = e;
+      total[s.dim] = 0;
+    }
+    total[s.dim] += repetitions * e[s.dim];
+  }
+  return total;
+}
+
+int64_t BoundScheme::trips(size_t index, const Bindings& bindings) const {
+  const Specifier& s = scheme.specs[index];
+  switch (s.kind) {
+    case SpecKind::R: {
+      int64_t inner = extentsFrom(index + 1, bindings)[s.dim];
+      return inner > 0 ? contraction->dim(s.dim)->extent / inner : 0;
+    }
+    case SpecKind::T:
+    case SpecKind::U:
+      return factorValue(s.factor, bindings);
+    case SpecKind::V:
+      return isa.lanes;
+    case SpecKind::Seq:
+      break;
+  }
+  return 0;
+}
+
+RegisterTileShape BoundScheme::registerTile(const Bindings& bindings) const {
+  RegisterTileShape tile;
+  tile.accumulators = {Extents{}};
+  tile.steps = {Extents{}};
+  for (size_t i = registerTileStart; i < scheme.specs.size(); ++i) {
+    const Specifier& s = scheme.specs[i];
+    if (s.kind == SpecKind::V) {
+      tile.vectorDim = s.dim;
+      tile.lanes = isa.lanes;
+      continue;
+    }
+    int64_t step = extentsFrom(i + 1, bindings)[s.dim];
+    auto& points = contraction->dim(s.dim)->reduction ? tile.steps : tile.accumulators;
+    std::vector<Extents> unrolled;
+    for (const auto& p : points)
+      for (int64_t u = 0; u < trips(i, bindings); ++u) {
+        Extents q = p;
+        q[s.dim] += u * step;
+        unrolled.push_back(q);
+      }
+    points = std::move(unrolled);
+  }
+  return tile;
+}
+
+std::vector<Bindings> BoundScheme::allBindings() const {
+  std::vector<Bindings> all = {Bindings{}};
+  for (const auto& s : scheme.specs) {
+    if (s.kind != SpecKind::Seq) continue;
+    std::vector<Bindings> next;
+    for (const auto& b : all)
+      for (const auto& branch : s.branches) {
+        Bindings n = b;
+        n[s.param] = branch.second;
+        next.push_back(n);
+      }
+    all = std::move(next);
+  }
+  return all;
+}
+
+namespace {
+
+class SchemeChecker {
+ public:
+  SchemeChecker(BoundScheme& b) : b_(b), c_(*b.contraction), specs_(b.scheme.specs) {}
+
+  void check() {
+    checkSpecifiersAlone();
+    checkVectorAccesses();
+    checkDivisibility(0, {});
+    checkCoverage();
+    checkRegisterTile();
+  }
+
+ private:
+  [[noreturn]] void fail(const Specifier& s, const std::string& reason) { schemeError(b_.scheme, s, reason); }
+
+  void checkSpecifiersAlone() {
+    std::set<std::string> bound, seen;
+    b_.registerTileStart = specs_.size();
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      const Specifier& s = specs_[i];
+      const ContractionDim* d = c_.dim(s.dim);
+      if (!d) fail(s, "'" + s.dim + "' is not a dimension of the contraction (" + c_.dimNames() + ")");
+      bool inTile = s.kind == SpecKind::U || s.kind == SpecKind::V;
+      if (inTile && b_.registerTileStart == specs_.size()) b_.registerTileStart = i;
+      if (!inTile && b_.registerTileStart < specs_.size())
+        fail(s, toString(s) + " is inside the register tile: U and V specifiers must come last");
+      if (s.kind == SpecKind::V) {
+        if (i + 1 != specs_.size()) fail(s, "V must be the innermost specifier");
+        if (d->reduction)
+          fail(s, "V_" + s.dim + " vectorizes a reduction dimension; vectorize one of the output's");
+        if (b_.isa.name.empty())
+          fail(s, "V needs a vector instruction set (AVX2 or AVX-512); this machine has none");
+      }
+      if (s.kind == SpecKind::R && seen.count(s.dim))
+        fail(s, "R_" + s.dim + " must be the outermost specifier along " + s.dim);
+      if ((s.kind == SpecKind::T || s.kind == SpecKind::U) && !s.factor.param.empty() &&
+          !bound.count(s.factor.param))
+        fail(s, "'" + s.factor.param + "' is not bound by an enclosing lambda");
+      if (s.kind == SpecKind::Seq && !bound.insert(s.param).second)
+        fail(s, "the lambda parameter '" + s.param + "' is already bound");
+      seen.insert(s.dim);
+    }
+  }
+
+  // R's divisibility and lambdas whose branches agree, under every binding.
+  void checkDivisibility(size_t first, const Bindings& bindings) {
+    for (size_t i = first; i < specs_.size(); ++i) {
+      const Specifier& s = specs_[i];
+      if (s.kind == SpecKind::R) {
+        int64_t inner = b_.extentsFrom(i + 1, bindings)[s.dim];
+        int64_t extent = c_.dim(s.dim)->extent;
+        if (extent % inner != 0)
+          fail(s, "the specifiers inside R_" + s.dim + " cover " + std::to_string(inner) + " along " + s.dim +
+                      ", which does not divide its extent " + std::to_string(extent));
+      }
+      if (s.kind != SpecKind::Seq) continue;
+      Extents first;
+      for (const auto& [repetitions, value] : s.branches) {
+        Bindings inner = bindings;
+        inner[s.param] = value;
+        checkDivisibility(i + 1, inner);
+        Extents e = b_.extentsFrom(i + 1, inner);
+        if (first.empty()) first = e;
+        for (const auto& [dim, extent] : e)
+          if (dim != s.dim && extent != first[dim])
+            fail(s, "the lambda's loops cover different extents along " + dim + " (" +
+                        std::to_string(first[dim]) + " and " + std::to_string(extent) + ")");
+      }
+      return;
+    }
+  }
+
+  void checkCoverage() {
+    Extents covered = b_.extentsFrom(0, {});
+    for (const auto& d : c_.dims) {
+      if (covered[d.name] == d.extent) continue;
+      auto mention =
+          std::find_if(specs_.begin(), specs_.end(), [&](const Specifier& s) { return s.dim == d.name; });
+      std::string reason = "the scheme covers " + std::to_string(covered[d.name]) + " along " + d.name +
+                           ", whose extent is " + std::to_string(d.extent);
+      if (mention == specs_.end())
+        reason += " (add R_" + d.name + " or T_{" + std::to_string(d.extent) + "," + d.name + "})";
+      fail(mention == specs_.end() ? specs_.front() : *mention, reason);
+    }
+  }
+
+  void checkVectorAccesses() {
+    if (specs_.empty() || specs_.back().kind != SpecKind::V) return;
+    const Specifier& v = specs_.back();
+    if (c_.output.stride(v.dim) != 1)
+      fail(v, "V_" + v.dim + " needs the output " + c_.output.tensor + " contiguous along " + v.dim +
+                  " (its stride there is " + std::to_string(c_.output.stride(v.dim)) + ")");
+    for (const TensorAccess* a : {&c_.lhs, &c_.rhs}) {
+      int64_t stride = a->stride(v.dim);
+      if (stride != 0 && stride != 1)
+        fail(v, "V_" + v.dim + " needs " + a->tensor + " contiguous or invariant along " + v.dim +
+                    " (its stride there is " + std::to_string(stride) + ")");
+    }
+  }
+
+  void checkRegisterTile() {
+    for (const auto& bindings : b_.allBindings()) {
+      RegisterTileShape tile = b_.registerTile(bindings);
+      const Specifier& at = specs_[std::min(b_.registerTileStart, specs_.size() - 1)];
+      size_t products = tile.accumulators.size() * tile.steps.size();
+      if (products > kMaxUnrolledProducts)
+        fail(at, "the register tile unrolls " + std::to_string(products) +
+                     " multiply-adds per step; at most " + std::to_string(kMaxUnrolledProducts));
+      int needed = registersNeeded(c_, tile, b_.isa);
+      if (needed > b_.isa.registers)
+        fail(at, "the register tile needs " + std::to_string(needed) + " registers (" +
+                     std::to_string(tile.accumulators.size()) + " accumulators, " +
+                     std::to_string(needed - streamedRegisters(b_.isa) -
+                                    static_cast<int>(tile.accumulators.size())) +
+                     " kept operand values" + (streamedRegisters(b_.isa) ? ", 1 streamed); " : "); ") +
+                     (b_.isa.name.empty() ? std::string("scalar code") : b_.isa.name) + " has " +
+                     std::to_string(b_.isa.registers));
+    }
+  }
+
+  BoundScheme& b_;
+  const Contraction& c_;
+  const std::vector<Specifier>& specs_;
+};
+
+}  // namespace
+
+BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa) {
+  BoundScheme b;
+  b.contraction = &contraction;
+  b.scheme = scheme;
+  b.isa = isa;
+  SchemeChecker(b).check();
+  return b;
+}
+
+}  // namespace tessel::microkernel

@@ -1,0 +1,69 @@
+// A scheme checked against one contraction (paper 002 §1.3's rules): every
+// dimension covered exactly (divisibility, lambda sums), at most one V and
+// innermost, the register tile (U, V) innermost, vector accesses contiguous
+// or invariant along V, and the register tile within the register file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "microkernel/Contraction.h"
+#include "microkernel/Scheme.h"
+
+namespace tessel::microkernel {
+
+// The vector instruction set a scheme is generated for.
+struct VectorIsa {
+  std::string name;  // "avx512", "avx2", "" (scalar)
+  int lanes = 1;     // f32 lanes of one register
+  int registers = 0;
+};
+VectorIsa vectorIsaNamed(const std::string& name);  // "" or unknown names: scalar
+
+using Bindings = std::map<std::string, int64_t>;  // lambda parameter -> value
+using Extents = std::map<std::string, int64_t>;   // dimension -> extent or offset
+
+// The points of the register tile under one binding of the parameters:
+// offsets from its base along the dimensions its U and V specifiers cover.
+struct RegisterTileShape {
+  std::vector<Extents> accumulators;  // along output dimensions (V: the first lane's)
+  std::vector<Extents> steps;         // along reduction dimensions (unrolled U)
+  std::string vectorDim;              // "" when scalar
+  int lanes = 1;
+};
+
+// Distinct element offsets of `access` over the accumulators at `step`, in first-use order.
+std::vector<int64_t> distinctOffsets(const TensorAccess& access, const RegisterTileShape& tile,
+                                     const Extents& step);
+// Whether the tile keeps the left operand's values in registers (the operand
+// with fewer distinct values per step) and streams the right one.
+bool keepsLeftOperand(const Contraction& contraction, const RegisterTileShape& tile);
+// Vector registers one step needs: accumulators, kept values, and one for the
+// streamed value where it cannot be the FMA's memory operand.
+int registersNeeded(const Contraction& contraction, const RegisterTileShape& tile, const VectorIsa& isa);
+// 0 on AVX-512, whose FMA reads a broadcast or a vector from memory; 1 otherwise.
+int streamedRegisters(const VectorIsa& isa);
+
+struct BoundScheme {
+  const Contraction* contraction = nullptr;
+  Scheme scheme;
+  VectorIsa isa;
+  size_t registerTileStart = 0;  // index of the first U or V (specs.size() if none)
+
+  // What the specifiers from `first` on cover along each dimension, with the
+  // parameters bound as given (1 along dimensions they do not mention).
+  Extents extentsFrom(size_t first, const Bindings& bindings) const;
+  // Trip count of specifier `index` (T, U: its factor; R: what it leaves; V: lanes).
+  int64_t trips(size_t index, const Bindings& bindings) const;
+  RegisterTileShape registerTile(const Bindings& bindings) const;
+  // Every binding the parameters take at the register tile (one empty
+  // binding when the scheme has no lambda).
+  std::vector<Bindings> allBindings() const;
+};
+
+// UserError located in the scheme's text for every rule it breaks.
+BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa);
+
+}  // namespace tessel::microkernel

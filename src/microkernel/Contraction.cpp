@@ -1,0 +1,134 @@
+#include "microkernel/Contraction.h"
+
+#include <set>
+
+namespace tessel::microkernel {
+
+int64_t TensorAccess::stride(const std::string& dim) const {
+  int64_t stride = 0, elementStride = 1;
+  for (size_t k = subscripts.size(); k-- > 0;) {
+    auto it = subscripts[k].coeffs.find(dim);
+    if (it != subscripts[k].coeffs.end()) stride += it->second * elementStride;
+    elementStride *= shape[k];
+  }
+  return stride;
+}
+
+int64_t TensorAccess::offset(const std::vector<std::pair<std::string, int64_t>>& point) const {
+  int64_t offset = 0;
+  for (size_t k = 0; k < subscripts.size(); ++k) {
+    int64_t index = subscripts[k].constant;
+    for (const auto& [dim, value] : point) {
+      auto it = subscripts[k].coeffs.find(dim);
+      if (it != subscripts[k].coeffs.end()) index += it->second * value;
+    }
+    offset = offset * shape[k] + index;
+  }
+  return offset;
+}
+
+const ContractionDim* Contraction::dim(const std::string& name) const {
+  for (const auto& d : dims)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::string Contraction::dimNames() const {
+  std::string s;
+  for (const auto& d : dims) s += (s.empty() ? "" : ", ") + d.name;
+  return s;
+}
+
+double Contraction::flops() const {
+  double points = 2;
+  for (const auto& d : dims) points *= static_cast<double>(d.extent);
+  return points;
+}
+
+namespace {
+
+// The read as a TensorAccess, or why it cannot be one.
+std::optional<TensorAccess> accessOf(const te::Program& program, const te::Expr& read, std::string& whyNot) {
+  if (read->kind != te::ExprKind::Access || read->type != te::DType::F32) {
+    whyNot = "its right-hand side is not a product of two f32 tensor reads";
+    return std::nullopt;
+  }
+  const te::TensorDecl& t = program.tensor(read->name);
+  TensorAccess a{read->name, t.shape, {}};
+  std::set<std::string> seen;
+  for (const auto& index : read->operands) {
+    auto affine = te::toAffine(index);
+    if (!affine) {
+      whyNot = "a subscript of " + read->name + " is not affine";
+      return std::nullopt;
+    }
+    for (auto it = affine->coeffs.begin(); it != affine->coeffs.end();) {
+      if (it->second == 0) {
+        it = affine->coeffs.erase(it);
+        continue;
+      }
+      if (!seen.insert(it->first).second) {
+        whyNot = read->name + " uses " + it->first + " in two subscripts";
+        return std::nullopt;
+      }
+      ++it;
+    }
+    a.subscripts.push_back(*affine);
+  }
+  return a;
+}
+
+}  // namespace
+
+Recognition recognizeContraction(const te::Program& program, int stageIndex) {
+  const te::Stage& stage = program.stages.at(static_cast<size_t>(stageIndex));
+  Recognition r;
+  const te::TensorDecl& out = program.tensor(stage.output);
+  if (stage.reduction != te::Reduction::Sum || out.dtype != te::DType::F32) {
+    r.whyNot = "it is not an f32 sum reduction";
+    return r;
+  }
+  if (!stage.existsReads.empty()) {
+    r.whyNot = "it has a 'where exists' clause";
+    return r;
+  }
+  const te::Expr& rhs = stage.rhs;
+  if (rhs->kind != te::ExprKind::Binary || rhs->binaryOp != te::BinaryOp::Mul) {
+    r.whyNot = "its right-hand side is not a product of two tensor reads";
+    return r;
+  }
+  Contraction c;
+  c.stage = stageIndex;
+  c.loc = stage.loc;
+  std::vector<std::string> vars = stage.indices;
+  vars.insert(vars.end(), stage.reductionVars.begin(), stage.reductionVars.end());
+  for (const auto& v : vars) {
+    const te::Range& range = stage.ranges.at(v);
+    if (range.lo != 0) {
+      r.whyNot = "the range of " + v + " does not start at 0";
+      return r;
+    }
+    c.dims.push_back({v, range.extent(), c.dims.size() >= stage.indices.size()});
+  }
+  auto lhs = accessOf(program, rhs->operands[0], r.whyNot);
+  if (!lhs) return r;
+  auto rhsRead = accessOf(program, rhs->operands[1], r.whyNot);
+  if (!rhsRead) return r;
+  if (lhs->tensor == stage.output || rhsRead->tensor == stage.output) {
+    r.whyNot = "it reads its own output";
+    return r;
+  }
+  c.lhs = *lhs;
+  c.rhs = *rhsRead;
+  c.output.tensor = stage.output;
+  c.output.shape = out.shape;
+  for (const auto& v : stage.indices) {
+    te::AffineExpr e;
+    e.coeffs[v] = 1;
+    c.output.subscripts.push_back(e);
+  }
+  r.contraction = std::move(c);
+  return r;
+}
+
+}  // namespace tessel::microkernel

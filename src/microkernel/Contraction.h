@@ -1,0 +1,55 @@
+// The class of statements TTILE's micro-kernels implement (paper 002 §1.1):
+// `O(lhs vars) += A(...) * B(...)` in f32 over a rectangular domain, every
+// subscript affine in the loop variables, no variable twice in one access,
+// no guard. Convolutions (strided too), matmuls and batched contractions are
+// in it; the micro-kernel path reads this description, not the te::Stage.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessel/te.h"
+
+namespace tessel::microkernel {
+
+struct ContractionDim {
+  std::string name;  // the TC index variable
+  int64_t extent = 0;
+  bool reduction = false;  // a right-hand-side-only variable
+};
+
+// One tensor access: subscript k is sum(coeffs[dim] * dim) + constant.
+struct TensorAccess {
+  std::string tensor;
+  std::vector<int64_t> shape;  // dense, row-major
+  std::vector<te::AffineExpr> subscripts;
+
+  // Elements moved in memory by one step of `dim` (0: the access does not depend on it).
+  int64_t stride(const std::string& dim) const;
+  // Element offset of the point where each dim has the value `index(dim)`.
+  int64_t offset(const std::vector<std::pair<std::string, int64_t>>& point) const;
+};
+
+struct Contraction {
+  int stage = 0;
+  std::vector<ContractionDim> dims;  // the stage's lhs variables, then its reduction variables
+  TensorAccess output;
+  TensorAccess lhs, rhs;  // output += lhs * rhs
+  SourceLoc loc;
+
+  const ContractionDim* dim(const std::string& name) const;
+  std::string dimNames() const;  // "k, h, w, c, r, s"
+  double flops() const;          // 2 per multiply-add
+};
+
+// The stage as a contraction, or why it is none (a phrase: "its right-hand
+// side is not a product of two tensor reads").
+struct Recognition {
+  std::optional<Contraction> contraction;
+  std::string whyNot;
+};
+Recognition recognizeContraction(const te::Program& program, int stage);
+
+}  // namespace tessel::microkernel

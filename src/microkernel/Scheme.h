@@ -1,0 +1,57 @@
+// TTILE's optimization schemes (paper 002 §1.3) as plain text: a list of
+// specifiers, outermost loop first, e.g.
+//   R_k, T_{2,h}, lambda_h b.[(2,11),(1,12)], T_{256,c}, U_{b,h}, U_{2,k}, V_k
+//   R_d        loop over the rest of d (its trip count is what the others leave)
+//   T_{n,d}    loop of exactly n iterations along d
+//   U_{n,d}    the same, fully unrolled (a register tile)
+//   V_d        vectorized along d (the vector length); innermost, at most once
+//   lambda_d p.[(r1,a1),(r2,a2),...]   (also written λseq_d)
+//              a sequence of loops along d: loop i runs r_i times with the
+//              parameter p, used by factors further in, bound to a_i
+// Factors are integers or a parameter bound by an enclosing lambda. The
+// brackets around the whole list are optional.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessel/error.h"
+
+namespace tessel::microkernel {
+
+enum class SpecKind { R, T, U, V, Seq };
+
+struct Factor {
+  int64_t value = 0;  // when param is empty
+  std::string param;  // a lambda-bound name
+};
+
+struct Specifier {
+  SpecKind kind = SpecKind::T;
+  std::string dim;
+  Factor factor;  // T, U
+  // Seq: the bound parameter and its (repetitions, value) pairs.
+  std::string param;
+  std::vector<std::pair<int64_t, int64_t>> branches;
+  size_t offset = 0;  // where it starts in the text, for messages
+};
+
+struct Scheme {
+  std::string text;    // as given
+  std::string origin;  // where it came from ("--scheme", a file), for messages
+  std::vector<Specifier> specs;
+};
+
+// UserError located in `text` (origin:1:column) for anything malformed. The
+// scheme starts at byte `start` of `text` (what comes before is the caller's).
+Scheme parseScheme(const std::string& text, const std::string& origin, size_t start = 0);
+// The canonical text (`lambda` spelled out, no brackets), which parses back.
+std::string toString(const Scheme& scheme);
+std::string toString(const Specifier& spec);
+
+// A UserError pointing at the specifier `spec` of `scheme`.
+[[noreturn]] void schemeError(const Scheme& scheme, const Specifier& spec, const std::string& reason);
+
+}  // namespace tessel::microkernel

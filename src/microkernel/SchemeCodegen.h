@@ -1,0 +1,28 @@
+// C with intrinsics for a bound scheme, in one pass as paper 002 §6
+// generates it: each T/R a loop, each lambda a sequence of loops whose
+// suffixes have the parameter bound, U unrolled, V vectorized; no bounds
+// checks and no remainders, since the scheme covers the domain exactly.
+// The register tile (U, V) and the reduction loops right above it form the
+// micro-kernel: its accumulators are loaded from the output before those
+// loops and stored after them.
+#pragma once
+
+#include <string>
+
+#include "microkernel/BoundScheme.h"
+
+namespace tessel::microkernel {
+
+struct SchemeCodeOptions {
+  std::string functionName = "tessel_scheme";
+  // The outermost run of output-dimension loops (not lambdas) becomes one
+  // collapsed OpenMP loop (paper 002 §2.5, strategy 1).
+  bool parallel = true;
+};
+
+// `static void NAME(float* restrict out, const float* restrict lhs, const
+// float* restrict rhs)`: out += lhs * rhs over the contraction's domain, the
+// pointers to the dense tensors of the contraction's accesses.
+std::string generateSchemeC(const BoundScheme& scheme, const SchemeCodeOptions& options);
+
+}  // namespace tessel::microkernel

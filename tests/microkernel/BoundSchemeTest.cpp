@@ -1,0 +1,151 @@
+// Contractions recognized for micro-kernels, and schemes checked against them.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "microkernel/BoundScheme.h"
+
+namespace tessel::microkernel {
+namespace {
+
+constexpr const char* kConvNhwc =
+    "# sizes: N=1 HI=36 WI=36 C=256 K=512 R=3 S=3\n"
+    "def conv(float(N, HI, WI, C) I, float(R, S, C, K) Wt) -> (O) {\n"
+    "  O(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
+    "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+
+Contraction contractionOf(const te::Program& p, int stage = 0) {
+  Recognition r = recognizeContraction(p, stage);
+  EXPECT_TRUE(r.contraction) << r.whyNot;
+  return *r.contraction;
+}
+
+std::string whyNot(const std::string& tc) {
+  return recognizeContraction(front::testing::lowerText(tc), 0).whyNot;
+}
+
+std::string bindError(const Contraction& c, const std::string& scheme, const std::string& isa = "avx512") {
+  try {
+    bindScheme(c, parseScheme(scheme, "--scheme"), vectorIsaNamed(isa));
+  } catch (const UserError& e) {
+    return e.render();
+  }
+  return "";
+}
+
+TEST(Contraction, ConvolutionDimensionsStridesAndOffsets) {
+  te::Program p = front::testing::lowerText(kConvNhwc);
+  Contraction c = contractionOf(p);
+  EXPECT_EQ(c.dimNames(), "n, h, w, k, r, s, c");
+  EXPECT_EQ(c.dim("h")->extent, 34);
+  EXPECT_FALSE(c.dim("k")->reduction);
+  EXPECT_TRUE(c.dim("c")->reduction);
+  EXPECT_EQ(c.output.stride("k"), 1);
+  EXPECT_EQ(c.output.stride("h"), 34 * 512);
+  EXPECT_EQ(c.lhs.tensor, "I");
+  EXPECT_EQ(c.lhs.stride("k"), 0);
+  EXPECT_EQ(c.lhs.stride("w"), 256);
+  EXPECT_EQ(c.lhs.stride("s"), 256);
+  EXPECT_EQ(c.rhs.stride("k"), 1);
+  EXPECT_EQ(c.lhs.offset({{"h", 1}, {"r", 2}}), 3 * 36 * 256);
+  EXPECT_DOUBLE_EQ(c.flops(), 2.0 * 34 * 34 * 512 * 9 * 256);
+}
+
+TEST(Contraction, WhatIsNotOne) {
+  EXPECT_EQ(whyNot("# sizes: N=4\ndef f(float(N) A) -> (B) {\n B(i) = A(i) * 2\n}\n"),
+            "it is not an f32 sum reduction");
+  EXPECT_EQ(whyNot("# sizes: N=4\ndef f(float(N,N) A) -> (B) {\n B(i) +=! A(i,j) * 2\n}\n"),
+            "its right-hand side is not a product of two f32 tensor reads");
+  EXPECT_EQ(whyNot("# sizes: N=4\ndef f(float(N,N) A) -> (B) {\n B(i) +=! A(i,j) + A(j,i)\n}\n"),
+            "its right-hand side is not a product of two tensor reads");
+  EXPECT_EQ(whyNot("# sizes: N=4\ndef f(float(N,N) A) -> (B) {\n B(i) +=! A(i,i) * A(j,i)\n}\n"),
+            "A uses i in two subscripts");
+  EXPECT_EQ(whyNot("# sizes: N=4\ndef f(double(N,N) A) -> (B) {\n B(i) +=! A(i,j) * A(j,i)\n}\n"),
+            "it is not an f32 sum reduction");
+  EXPECT_EQ(
+      whyNot("# sizes: N=4\ndef f(float(N,N) A, int32(N) X) -> (B) {\n B(i) +=! A(i,X(j)) * A(j,i)\n}\n"),
+      "a subscript of A is not affine");
+}
+
+TEST(BoundScheme, ExtentsTripsAndRegisterTile) {
+  te::Program p = front::testing::lowerText(kConvNhwc);
+  Contraction c = contractionOf(p);
+  BoundScheme b =
+      bindScheme(c,
+                 parseScheme("R_n, T_{16,k}, lambda_h b.[(2,11),(1,12)], T_{17,w}, T_{3,s}, T_{3,r}, "
+                             "T_{2,w}, T_{256,c}, U_{b,h}, U_{2,k}, V_k",
+                             "x"),
+                 vectorIsaNamed("avx512"));
+  EXPECT_EQ(b.registerTileStart, 8u);
+  EXPECT_EQ(b.extentsFrom(0, {}).at("h"), 34);
+  EXPECT_EQ(b.extentsFrom(3, {{"b", 11}}).at("h"), 11);
+  EXPECT_EQ(b.extentsFrom(3, {{"b", 11}}).at("w"), 34);
+  EXPECT_EQ(b.trips(0, {}), 1);
+  EXPECT_EQ(b.allBindings().size(), 2u);
+  RegisterTileShape tile = b.registerTile({{"b", 12}});
+  EXPECT_EQ(tile.accumulators.size(), 24u);
+  EXPECT_EQ(tile.steps.size(), 1u);
+  EXPECT_EQ(tile.vectorDim, "k");
+  EXPECT_EQ(tile.accumulators[1].at("k"), 16);
+  EXPECT_EQ(tile.accumulators[2].at("h"), 1);
+  // The weights (2 vectors) stay in registers and the input is broadcast.
+  EXPECT_FALSE(keepsLeftOperand(c, tile));
+  EXPECT_EQ(registersNeeded(c, tile, vectorIsaNamed("avx512")), 26);
+  EXPECT_EQ(registersNeeded(c, tile, vectorIsaNamed("avx2")), 27);
+}
+
+TEST(BoundScheme, EveryRuleBrokenIsLocatedAndExplained) {
+  te::Program p = front::testing::lowerText(kConvNhwc);
+  Contraction c = contractionOf(p);
+  const std::string tail = ", R_c, T_{3,r}, T_{3,s}";
+  auto has = [](const std::string& error, const std::string& text) {
+    EXPECT_NE(error.find(text), std::string::npos) << error;
+  };
+  has(bindError(c, "R_n, R_x"),
+      "1:6: error: bad scheme: 'x' is not a dimension of the contraction (n, h, w, k, r, s, c)");
+  EXPECT_EQ(bindError(c, "R_n, R_h, R_w, R_k" + tail), "");
+  has(bindError(c, "R_n, R_h, R_w, R_k, U_{2,c}, T_{3,r}, T_{3,s}, T_{128,c}"),
+      "T_{3,r} is inside the register tile: U and V specifiers must come last");
+  has(bindError(c, "R_n, R_h, R_w, V_k, R_k" + tail), "V must be the innermost specifier");
+  has(bindError(c, "R_n, R_h, R_w, R_k, T_{3,r}, T_{3,s}, T_{16,c}, V_c"),
+      "V_c vectorizes a reduction dimension");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_h"), "V_h needs the output O contiguous along h");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_k", ""), "V needs a vector instruction set");
+  has(bindError(c, "T_{2,h}, R_h, R_n, R_w, R_k" + tail), "R_h must be the outermost specifier along h");
+  has(bindError(c, "R_n, R_h, R_w, R_k, R_c, T_{3,r}, T_{3,s}, U_{a,k}"),
+      "'a' is not bound by an enclosing lambda");
+  has(bindError(c, "R_n, lambda_h a.[(1,10),(2,12)], lambda_w a.[(1,10),(2,12)], R_k" + tail),
+      "the lambda parameter 'a' is already bound");
+  has(bindError(c, "R_n, R_h, T_{4,w}, R_k" + tail), "the scheme covers 4 along w, whose extent is 34");
+  has(bindError(c, "R_n, R_h, R_k" + tail),
+      "the scheme covers 1 along w, whose extent is 34 (add R_w or T_{34,w})");
+  has(bindError(c, "R_n, R_h, R_w, R_k, R_c, T_{3,r}, T_{2,s}"),
+      "the scheme covers 2 along s, whose extent is 3");
+  has(bindError(c, "R_n, R_h, R_w, R_k, T_{3,r}, T_{3,s}, R_c, U_{3,c}"),
+      "the specifiers inside R_c cover 3 along c, which does not divide its extent 256");
+  EXPECT_EQ(bindError(c, "R_n, lambda_h a.[(1,10),(2,12)], R_w, R_k" + tail + ", U_{a,h}"), "");
+  has(bindError(c, "R_n, lambda_h a.[(2,11),(1,12)], R_w, T_{32,k}" + tail + ", U_{a,k}"),
+      "the lambda's loops cover different extents along k (352 and 384)");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", U_{17,h}, U_{2,k}, V_k"),
+      "the register tile needs 36 registers (34 accumulators, 2 kept operand values); avx512 has 32");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", U_{17,h}, U_{1,k}, V_k", "avx2"),
+      "the register tile needs 19 registers (17 accumulators, 1 kept operand values, 1 streamed); avx2 has "
+      "16");
+  has(bindError(c, "R_n, R_h, R_w, R_k, T_{128,c}, U_{3,r}, U_{3,s}, U_{2,c}, U_{17,w}, U_{2,k}"),
+      "the register tile unrolls 612 multiply-adds per step; at most 512");
+}
+
+TEST(BoundScheme, VectorAccessesMustBeContiguousOrInvariant) {
+  te::Program p = front::testing::lowerText(
+      "# sizes: N=1 C=8 K=16 HI=9 WI=33\n"
+      "def conv(float(N, C, HI, WI) I, float(K, C, 3, 3) Wt) -> (O) {\n"
+      "  O(n, k, h, w) +=! I(n, c, 2 * h + r, 2 * w + s) * Wt(k, c, r, s)\n"
+      "    where h in 0:(HI - 3) / 2 + 1, w in 0:(WI - 3) / 2 + 1\n}\n");
+  Contraction c = contractionOf(p);
+  EXPECT_NE(bindError(c, "R_n, R_k, R_h, R_c, R_r, R_s, V_w")
+                .find("V_w needs I contiguous or invariant along w "
+                      "(its stride there is 2)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessel::microkernel

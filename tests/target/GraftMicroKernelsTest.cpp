@@ -1,0 +1,158 @@
+// Contractions implemented by TTILE schemes (--scheme): every generated
+// kernel checked against the interpreter on awkward shapes, compositions,
+// strided and NCHW convolutions, AVX2, fused epilogues; the user's mistakes.
+#include <gtest/gtest.h>
+
+#include "../support/RowPrograms.h"
+#include "../support/VectorIsa.h"
+
+namespace tessel::target::cpu {
+namespace {
+
+using testing::compileAndCheck;
+
+constexpr const char* kMatmul =
+    "def mm(float(M, K) A, float(K, N) B) -> (C) {\n"
+    "  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
+
+std::string sized(const std::string& sizes, const std::string& tc) { return "# sizes: " + sizes + "\n" + tc; }
+
+driver::CompileOptions withScheme(const std::string& scheme) {
+  driver::CompileOptions o;
+  o.scheme.text = scheme;
+  return o;
+}
+
+void expectGraftedAndCorrect(const std::string& tc, const driver::CompileOptions& o) {
+  testing::CheckedProgram r = compileAndCheck(tc, o);
+  EXPECT_TRUE(r.check.pass) << o.scheme.text << "\n" << r.check.failures;
+  EXPECT_TRUE(r.has("graft-microkernel: ")) << r.program.explanation;
+  EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(C, "), std::string::npos);
+}
+
+std::string errorOf(const std::string& tc, const std::string& scheme) {
+  try {
+    driver::compile(front::testing::lowerText(tc), withScheme(scheme));
+  } catch (const UserError& e) {
+    return e.render();
+  }
+  return "";
+}
+
+TEST(GraftMicroKernels, MatmulsOfAwkwardShapesMatchTheInterpreter) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // 13 = 6 + 7: two register tiles composed along m (paper 002 §1.3, Fig. 5).
+      {"M=13 N=32 K=7", "lambda_m a.[(1,6),(1,7)], R_n, R_k, U_{a,m}, U_{2,n}, V_n"},
+      {"M=26 N=32 K=7", "R_n, lambda_m a.[(2,6),(2,7)], T_{7,k}, U_{a,m}, U_{2,n}, V_n"},
+      {"M=1 N=16 K=1", "R_m, R_n, R_k, V_n"},
+      {"M=127 N=48 K=13", "R_m, R_n, R_k, U_{3,n}, V_n"},
+      // Scalar register tiles, the reduction unrolled.
+      {"M=7 N=13 K=127", "R_m, R_n, T_{127,k}, U_{7,m}"},
+      {"M=5 N=3 K=12", "R_k, R_m, R_n, U_{4,k}, U_{3,n}"},
+      // Reduction outermost: each pass over k adds to the stored accumulators.
+      {"M=16 N=64 K=9", "T_{3,k}, R_m, R_n, T_{3,k}, U_{2,m}, U_{4,n}, V_n"},
+  };
+  for (const auto& [sizes, scheme] : cases)
+    expectGraftedAndCorrect(sized(sizes, kMatmul), withScheme(scheme));
+}
+
+TEST(GraftMicroKernels, ConvolutionsInEveryLayoutTheRulesAllow) {
+  const std::string nhwc =
+      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
+      "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
+      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  const std::string strided =
+      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
+      "  C(n, h, w, k) +=! I(n, 2 * h + r, 2 * w + s, c) * Wt(r, s, c, k)\n"
+      "    where h in 0:(HI - R) / 2 + 1, w in 0:(WI - S) / 2 + 1\n}\n";
+  const std::string nchw =
+      "def conv(float(N, CI, HI, WI) I, float(K, CI, R, S) Wt) -> (C) {\n"
+      "  C(n, k, h, w) +=! I(n, c, h + r, w + s) * Wt(k, c, r, s)\n"
+      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  // h = 17 = 2 x 6 + 5 (paper 002 §2.3's example); r unrolled 3 times.
+  expectGraftedAndCorrect(
+      sized("N=1 HI=19 WI=9 CI=7 K=32 R=3 S=3", nhwc),
+      withScheme("R_n, lambda_h b.[(2,6),(1,5)], R_w, T_{7,c}, T_{3,s}, U_{3,r}, U_{b,h}, "
+                 "U_{2,k}, V_k"));
+  expectGraftedAndCorrect(sized("N=2 HI=5 WI=4 CI=3 K=16 R=1 S=2", nhwc),
+                          withScheme("R_n, R_h, R_w, R_c, R_r, R_s, V_k"));
+  expectGraftedAndCorrect(sized("N=1 HI=15 WI=11 CI=5 K=48 R=3 S=3", strided),
+                          withScheme("R_n, R_h, R_w, T_{5,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{3,k}, V_k"));
+  // NCHW: the output and the input are contiguous along w, the weights broadcast.
+  expectGraftedAndCorrect(sized("N=1 HI=9 WI=34 CI=13 K=4 R=3 S=3", nchw),
+                          withScheme("R_n, R_h, R_c, T_{3,r}, U_{3,s}, U_{4,k}, U_{2,w}, V_w"));
+}
+
+TEST(GraftMicroKernels, Avx2RegisterTilesMatchTheInterpreter) {
+  if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
+  driver::CompileOptions o = withScheme("R_m, lambda_n a.[(1,2),(1,1)], R_k, U_{4,m}, U_{a,n}, V_n");
+  o.hardware = testing::machineWith("avx2");
+  testing::CheckedProgram r = compileAndCheck(sized("M=8 N=24 K=11", kMatmul), o);
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_NE(r.program.cSource.find("_mm256_fmadd_ps"), std::string::npos);
+  EXPECT_EQ(r.program.cSource.find("_mm512_fmadd_ps"), std::string::npos);
+}
+
+TEST(GraftMicroKernels, EpiloguesRunAfterTheGraftedContractionUnderEveryFusion) {
+  const std::string tc = sized("N=1 HI=10 WI=7 C=6 K=32",
+                               "def f(float(N, HI, WI, C) I, float(3, 3, C, K) Wt, float(K) B) -> (Y) {\n"
+                               "  O(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
+                               "    where h in 0:HI - 2, w in 0:WI - 2\n"
+                               "  Y(n, h, w, k) = max(O(n, h, w, k) + B(k), 0)\n}\n");
+  for (auto fusion : {driver::Fusion::None, driver::Fusion::Min, driver::Fusion::Smart, driver::Fusion::Max,
+                      driver::Fusion::Basteln}) {
+    driver::CompileOptions o =
+        withScheme("O: R_n, R_h, R_w, T_{6,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k");
+    o.fusion = fusion;
+    o.bastelnRedundancy = 1;
+    testing::CheckedProgram r = compileAndCheck(tc, o);
+    EXPECT_TRUE(r.check.pass) << driver::fusionName(fusion) << "\n" << r.check.failures;
+    EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(O, I, Wt);"), std::string::npos);
+    if (fusion == driver::Fusion::Basteln) {
+      EXPECT_TRUE(r.has("S1 not recomputed in")) << r.program.explanation;
+    }
+  }
+}
+
+TEST(GraftMicroKernels, SchemesThatNameTheirContraction) {
+  const std::string tc = sized("M=4 N=16 K=3",
+                               "def f(float(M, K) A, float(K, N) B, float(N, N) D) -> (E) {\n"
+                               "  C(m, n) +=! A(m, k) * B(k, n)\n"
+                               "  E(m, j) +=! C(m, n) * D(n, j)\n}\n");
+  testing::CheckedProgram r = compileAndCheck(tc, withScheme(" E : R_m, R_j, R_n, V_j"));
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(E, C, D);"), std::string::npos);
+  std::string e = errorOf(tc, "R_m, R_n, R_k");
+  EXPECT_NE(e.find("--scheme: the program has several contractions (C (line 3), E (line 4)); name one before "
+                   "the scheme, as in \"C: R_...\""),
+            std::string::npos)
+      << e;
+  EXPECT_NE(errorOf(tc, "X: R_m").find("--scheme: no statement of the program defines 'X'"),
+            std::string::npos);
+}
+
+TEST(GraftMicroKernels, ProgramsWithoutAContractionAreRefusedWithTheReasons) {
+  std::string e = errorOf(sized("N=8",
+                                "def f(float(N) A, float(N, N) B) -> (C, D) {\n"
+                                "  C(i) = A(i) * 2\n"
+                                "  D(i) +=! B(i, j) + A(j)\n}\n"),
+                          "R_i");
+  EXPECT_NE(
+      e.find("--scheme: a scheme implements a contraction O(...) +=! A(...) * B(...) in f32 with affine "
+             "subscripts, and the program has none:\n  C (line 3): it is not an f32 sum reduction\n  D "
+             "(line 4): its right-hand side is not a product of two tensor reads"),
+      std::string::npos)
+      << e;
+  // A padded convolution's guarded read is not a plain tensor read.
+  e = errorOf(
+      sized("N=8 R=3",
+            "def f(float(N) A, float(R) W) -> (C) {\n"
+            "  C(i) +=! (i + r - 1 >= 0 && i + r - 1 < N ? A(i + r - 1) : 0) * W(r) where i in 0:N\n}\n"),
+      "R_i, R_r");
+  EXPECT_NE(e.find("C (line 3): its right-hand side is not a product of two f32 tensor reads"),
+            std::string::npos)
+      << e;
+}
+
+}  // namespace
+}  // namespace tessel::target::cpu
