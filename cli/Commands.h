@@ -14,6 +14,7 @@ CommandRunner addRunCommand(CLI::App& app);
 CommandRunner addCompileCommand(CLI::App& app);
 CommandRunner addFuzzCommand(CLI::App& app);
 CommandRunner addTargetCommand(CLI::App& app);
+CommandRunner addMicroBenchCommand(CLI::App& app);
 
 // Runs `command` and maps every exception to the exit codes: 2 for a
 // UserError (printed with its source line) or running out of memory, 3 for

@@ -57,12 +57,14 @@ int main(int argc, char** argv) {
       ->prefix_command()
       ->set_help_flag();
   auto target = tessel::cli::addTargetCommand(app);
+  auto microbench = tessel::cli::addMicroBenchCommand(app);
   return tessel::cli::parseAndRun(app, argc, argv, [&] {
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("compile")) return compile();
     if (app.got_subcommand("fuzz")) return fuzz();
     if (app.got_subcommand("bench")) runBenchExecutable(app.get_subcommand("bench")->remaining());
     if (app.got_subcommand("target")) return target();
+    if (app.got_subcommand("microbench")) return microbench();
     return 2;
   });
 }

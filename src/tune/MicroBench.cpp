@@ -1,0 +1,78 @@
+#include "tune/MicroBench.h"
+
+#include "backend/CEmitter.h"
+#include "driver/Compile.h"
+#include "microkernel/Contraction.h"
+#include "runtime/Runner.h"
+#include "tessel/builder.h"
+
+namespace tessel::tune {
+
+namespace {
+
+constexpr int kColumns = 8;  // output columns per call: the register tile runs once per column
+
+}  // namespace
+
+MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha, int beta, int lanes,
+                                      int reduction) {
+  using namespace te;
+  int64_t r = family.unrollsR ? 3 : 1, s = family.unrollsS ? 3 : 1, k = int64_t{alpha} * lanes;
+  builder::ProgramBuilder b("microkernel_" + family.name + "_" + std::to_string(alpha) + "x" +
+                            std::to_string(beta));
+  auto I = b.input("I", DType::F32, {beta + r - 1, kColumns + s - 1, reduction});
+  auto W = b.input("Wt", DType::F32, {r, s, reduction, k});
+  auto O = b.output("O", DType::F32, {beta, kColumns, k});
+  auto h = b.index("h"), w = b.index("w"), kk = b.index("k"), rr = b.index("r"), ss = b.index("s"),
+       c = b.index("c");
+  b.define(O(h, w, kk), Reduction::Sum, true, I(h + rr, w + ss, c) * W(rr, ss, c, kk));
+  MicroKernelProblem p{b.build(), "", 2.0 * beta * kColumns * static_cast<double>(k) * reduction * r * s};
+  std::string unrolled =
+      std::string(family.unrollsR ? "U_{3,r}, " : "") + (family.unrollsS ? "U_{3,s}, " : "");
+  p.scheme = "R_w, " + std::string(family.unrollsR ? "" : "R_r, ") + (family.unrollsS ? "" : "R_s, ") +
+             "T_{" + std::to_string(reduction) + ",c}, " + unrolled + "U_{" + std::to_string(beta) +
+             ",h}, U_{" + std::to_string(alpha) + ",k}, V_k";
+  return p;
+}
+
+MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const MicroBenchOptions& options) {
+  microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(hardware));
+  if (isa.name.empty()) userError("tessel microbench: this machine has neither AVX-512 nor AVX2 with FMA");
+  MicroKernelTable table;
+  table.machine = hardware.name;
+  table.isa = isa.name;
+  table.source = "measured";
+  int maxAlpha = options.maxAlpha > 0 ? options.maxAlpha : isa.registers;
+  for (const auto& name : options.families) {
+    const MicroKernelFamily* family = microKernelFamily(name);
+    if (!family) userError("tessel microbench: no micro-kernel family '" + name + "' (A, B, C or D)");
+    for (int alpha = 1; alpha <= maxAlpha; ++alpha)
+      for (int beta = 1; beta <= options.maxBeta; ++beta) {
+        MicroKernelProblem p = microKernelProblem(*family, alpha, beta, isa.lanes, options.reduction);
+        microkernel::Recognition r = microkernel::recognizeContraction(p.program, 0);
+        try {
+          microkernel::bindScheme(*r.contraction, microkernel::parseScheme(p.scheme, "microbench"), isa);
+        } catch (const UserError&) {
+          continue;  // beyond the register file
+        }
+        driver::CompileOptions o;
+        o.scheme.text = p.scheme;
+        o.hardware = hardware;
+        driver::CompiledProgram compiled = driver::compile(p.program, o);
+        runtime::RunOptions ro;
+        ro.time = true;
+        ro.threads = 1;
+        ro.minSeconds = options.minSeconds;
+        runtime::RunReport report = runtime::runKernel(compiled.program, compiled.cSource,
+                                                       backend::packedEntryName(compiled.kernel), ro);
+        MeasuredMicroKernel m{name, alpha, beta, p.flops / (report.medianMs * 1e-3) / 1e9, 0};
+        if (hardware.peakF32FlopsPerCore > 0) m.peakShare = m.gflops * 1e9 / hardware.peakF32FlopsPerCore;
+        table.kernels.push_back(m);
+        if (options.progress) options.progress(m);
+      }
+  }
+  table.classes = classesFrom(table.kernels);
+  return table;
+}
+
+}  // namespace tessel::tune

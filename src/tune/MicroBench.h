@@ -1,0 +1,38 @@
+// `tessel microbench`: each micro-kernel of the four families measured alone
+// on this machine (paper 002 §1.2: a c loop of 512 around the register tile,
+// here over 8 output columns so that one call is not all overhead), and the
+// classes the scheme search composes from.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessel/te.h"
+#include "tune/MicroKernelTable.h"
+
+namespace tessel::tune {
+
+struct MicroBenchOptions {
+  std::vector<std::string> families = {"A", "B", "C", "D"};
+  int maxAlpha = 0;  // 0: as many vectors as the register file allows
+  int maxBeta = 15;
+  int reduction = 512;       // the c loop's length
+  double minSeconds = 0.05;  // timing per kernel
+  // Called after each kernel is measured (progress output).
+  std::function<void(const MeasuredMicroKernel&)> progress;
+};
+
+// The NHWC convolution one micro-kernel of `family` is measured on (K =
+// alpha vectors, H = beta rows, W = 8 columns, C = reduction), and its scheme.
+struct MicroKernelProblem {
+  te::Program program;
+  std::string scheme;
+  double flops = 0;
+};
+MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha, int beta, int lanes,
+                                      int reduction);
+
+MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const MicroBenchOptions& options);
+
+}  // namespace tessel::tune
