@@ -51,7 +51,11 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
   cmd->add_option("--scheme", args.scheme,
                   "implement the program's contraction (O(...) +=! A(...) * B(...)) with this TTILE scheme, "
                   "e.g. 'R_k, R_h, R_w, T_{64,c}, U_{4,h}, U_{2,k}, V_k', prefixed with 'TENSOR:' when the "
-                  "program has several (or @FILE); see README");
+                  "program has several (or @FILE); 'search' (or 'TENSOR: search') measures the best-modelled schemes of "
+                  "this machine's micro-kernels against the compiler's own code and keeps the fastest (cached); "
+                  "see README");
+  cmd->add_option("--scheme-budget", args.schemeBudget, "under --scheme search: schemes measured (default 200)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--hardware", args.hardwareFile,
                   "compile for the machine described in this JSON file (see 'tessel target --json')");
   cmd->add_option("--schedule-time-limit", args.scheduleTimeLimitSeconds,
@@ -91,6 +95,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
     while (!o.scheme.text.empty() && std::isspace(static_cast<unsigned char>(o.scheme.text.back())))
       o.scheme.text.pop_back();
   }
+  o.schemeBudget = args.schemeBudget;
   if (!args.hardwareFile.empty())
     o.hardware = target::hardwareFromJson(readTextFile(args.hardwareFile), args.hardwareFile);
   return o;

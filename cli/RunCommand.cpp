@@ -22,7 +22,9 @@ struct RunArgs {
 
 int runCommand(const RunArgs& a) {
   LoadedProgram lp = loadProgram(a.program.spec);
-  driver::CompiledProgram cp = driver::compile(lp.program, compileOptionsFrom(a.program));
+  driver::CompileOptions options = compileOptionsFrom(a.program);
+  options.schemeThreads = a.threads;  // a scheme search times kernels as they will run
+  driver::CompiledProgram cp = driver::compile(lp.program, options);
   printDiagnostics(a.program, cp);
   if (a.program.explain) std::cerr << cp.explanation;
   runtime::RunOptions ro;

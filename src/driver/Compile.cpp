@@ -15,6 +15,7 @@
 #include "schedule/CheckSchedule.h"
 #include "target/DetectHost.h"
 #include "te/WidenAccumulators.h"
+#include "tune/SchemeSearch.h"
 
 namespace tessel::driver {
 
@@ -37,6 +38,7 @@ std::string CompileOptions::toString() const {
     s += " tiles=" + policy.substr(0, policy.size() - 1);
   }
   if (!scheme.text.empty()) s += " scheme=\"" + scheme.text + "\"";
+  if (schemeBudget != CompileOptions{}.schemeBudget) s += " scheme-budget=" + std::to_string(schemeBudget);
   if (hardware) s += " hardware=" + hardware->name;
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
     s += " schedule-time-limit=" + std::to_string(scheduleTimeLimit.count()) + "ms";
@@ -220,6 +222,15 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     userError(
         "--schedule and --inline on do not go together: inlining removes statements, so the tree's "
         "statements would not be the program's");
+  if (tune::asksForSearch(options.scheme.text)) {
+    tune::SchemeSearchOptions search;
+    search.budget = options.schemeBudget;
+    search.threads = options.schemeThreads;
+    std::string decided;
+    CompiledProgram out = compile(program, tune::resolveSchemeSearch(program, options, search, decided), strategy);
+    out.explanation = decided + out.explanation;
+    return out;
+  }
   CompiledProgram out;
   out.program = program;
   auto keepDump = [&out, &options](std::string text) {

@@ -71,6 +71,11 @@ struct CompileOptions {
     std::string text;
   };
   SchemeText scheme;
+  // Scheme text "search" (or "TENSOR: search"): the scheme is searched for
+  // (tune/SchemeSearch.h), measuring this many candidates on this many
+  // threads (0: the OpenMP default); the result is cached per machine.
+  int schemeBudget = 200;
+  int schemeThreads = 0;
   // The machine to compile for; absent = the host, detected when compiling.
   std::optional<target::Hardware> hardware;
   std::string toString() const;

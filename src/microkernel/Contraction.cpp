@@ -1,5 +1,6 @@
 #include "microkernel/Contraction.h"
 
+#include <cctype>
 #include <set>
 
 namespace tessel::microkernel {
@@ -78,6 +79,13 @@ std::optional<TensorAccess> accessOf(const te::Program& program, const te::Expr&
   return a;
 }
 
+std::string stageText(const te::Program& program, int stage) {
+  const te::Stage& s = program.stages[static_cast<size_t>(stage)];
+  std::string where = s.loc.known() ? " (line " + std::to_string(s.loc.line) + ")" : "";
+  return s.output + where;
+}
+
+
 }  // namespace
 
 Recognition recognizeContraction(const te::Program& program, int stageIndex) {
@@ -129,6 +137,43 @@ Recognition recognizeContraction(const te::Program& program, int stageIndex) {
   }
   r.contraction = std::move(c);
   return r;
+}
+
+std::pair<std::string, size_t> splitSelection(const std::string& text) {
+  size_t p = 0;
+  while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+  size_t start = p;
+  while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '_')) ++p;
+  size_t end = p;
+  while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+  if (end > start && p < text.size() && text[p] == ':') return {text.substr(start, end - start), p + 1};
+  return {"", 0};
+}
+
+Contraction selectContraction(const te::Program& program, const std::string& tensor, const std::string& origin) {
+  std::vector<Contraction> found;
+  std::string reasons;
+  for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {
+    if (!tensor.empty() && program.stages[static_cast<size_t>(i)].output != tensor) continue;
+    Recognition r = recognizeContraction(program, i);
+    if (r.contraction)
+      found.push_back(*r.contraction);
+    else
+      reasons += "\n  " + stageText(program, i) + ": " + r.whyNot;
+  }
+  if (!tensor.empty() && found.empty() && reasons.empty())
+    userError(origin + ": no statement of the program defines '" + tensor + "'");
+  if (found.empty())
+    userError(origin + ": a scheme implements a contraction O(...) +=! A(...) * B(...) in f32 with affine " +
+              "subscripts, and the program has none:" + reasons);
+  if (found.size() > 1) {
+    std::string names;
+    for (const auto& c : found) names += (names.empty() ? "" : ", ") + stageText(program, c.stage);
+    userError(origin + ": the program has several contractions (" + names +
+              "); name one before the scheme, as in \"" +
+              program.stages[static_cast<size_t>(found[0].stage)].output + ": R_...\"");
+  }
+  return found[0];
 }
 
 }  // namespace tessel::microkernel

@@ -37,15 +37,19 @@ class SchemeEmitter {
  private:
   using Vars = std::map<std::string, std::vector<std::string>>;
 
-  // The outermost loops over output dimensions, all T or R: collapsed into one parallel loop.
+  // The outermost loops over output dimensions (and reduction loops of one
+  // iteration), all T or R: collapsed into one parallel loop.
   int parallelLoops() const {
     if (!options_.parallel) return 0;
     int count = 0;
     int64_t iterations = 1;
     for (size_t i = 0; i < b_.registerTileStart; ++i) {
       const Specifier& s = b_.scheme.specs[i];
-      if (s.kind == SpecKind::Seq || c_.dim(s.dim)->reduction) break;
-      iterations *= b_.trips(i, {});
+      if (s.kind == SpecKind::Seq) break;
+      int64_t trips = b_.trips(i, {});
+      // A reduction loop of one iteration is no reduction: it may sit in the collapsed nest.
+      if (c_.dim(s.dim)->reduction && trips > 1) break;
+      iterations *= trips;
       ++count;
     }
     return iterations > 1 ? count : 0;

@@ -17,57 +17,6 @@ namespace {
 
 using microkernel::Contraction;
 
-// "C: R_i, ..." -> ("C", offset of the scheme); a text without "NAME:" selects nothing.
-std::pair<std::string, size_t> splitSelection(const std::string& text) {
-  size_t p = 0;
-  while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
-  size_t start = p;
-  while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '_')) ++p;
-  size_t end = p;
-  while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
-  if (end > start && p < text.size() && text[p] == ':') return {text.substr(start, end - start), p + 1};
-  return {"", 0};
-}
-
-std::string stageText(const te::Program& program, int stage) {
-  const te::Stage& s = program.stages[static_cast<size_t>(stage)];
-  std::string where = s.loc.known() ? " (line " + std::to_string(s.loc.line) + ")" : "";
-  return s.output + where;
-}
-
-// The contraction the scheme is for: the one named, or the program's only one.
-Contraction selectContraction(const poly::Scop& scop, const std::string& tensor, const std::string& origin) {
-  const te::Program& program = *scop.program;
-  std::vector<Contraction> found;
-  std::string reasons;
-  for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {
-    if (!tensor.empty() && program.stages[static_cast<size_t>(i)].output != tensor) continue;
-    microkernel::Recognition r = microkernel::recognizeContraction(program, i);
-    if (r.contraction)
-      found.push_back(*r.contraction);
-    else
-      reasons += "\n  " + stageText(program, i) + ": " + r.whyNot;
-  }
-  if (!tensor.empty() && found.empty() && reasons.empty())
-    userError(origin + ": no statement of the program defines '" + tensor + "'");
-  if (found.empty())
-    userError(origin + ": a scheme implements a contraction O(...) +=! A(...) * B(...) in f32 with affine " +
-              "subscripts, and the program has none:" + reasons);
-  if (found.size() > 1) {
-    std::string names;
-    for (const auto& c : found) names += (names.empty() ? "" : ", ") + stageText(program, c.stage);
-    userError(origin + ": the program has several contractions (" + names +
-              "); name one before the scheme, as in \"" +
-              program.stages[static_cast<size_t>(found[0].stage)].output + ": R_...\"");
-  }
-  const te::Stage& stage = program.stages[static_cast<size_t>(found[0].stage)];
-  for (const auto& read : stage.rhs->operands)
-    if (scop.checkedReads.count(read.get()))
-      userError(stage.loc, origin + ": the reads of " + read->name +
-                               " are not proven in range, and a scheme's code checks no bounds");
-  return found[0];
-}
-
 const poly::Statement& updateStatement(const poly::Scop& scop, int stage) {
   for (const auto& s : scop.statements)
     if (s.stage == stage && s.kind == poly::StatementKind::Update) return s;
@@ -96,9 +45,14 @@ std::set<std::string> ancestors(const poly::Scop& scop, const std::string& targe
 isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& schedule,
                                 const GraftOptions& options, MicroKernelPlan& plan, std::string& explain) {
   if (options.scheme.empty()) return schedule;
-  auto [tensor, start] = splitSelection(options.scheme);
+  auto [tensor, start] = microkernel::splitSelection(options.scheme);
   microkernel::Scheme scheme = microkernel::parseScheme(options.scheme, options.origin, start);
-  Contraction contraction = selectContraction(scop, tensor, options.origin);
+  Contraction contraction = microkernel::selectContraction(*scop.program, tensor, options.origin);
+  const te::Stage& stage = scop.program->stages[static_cast<size_t>(contraction.stage)];
+  for (const auto& read : stage.rhs->operands)
+    if (scop.checkedReads.count(read.get()))
+      userError(stage.loc, options.origin + ": the reads of " + read->name +
+                               " are not proven in range, and a scheme's code checks no bounds");
   microkernel::BoundScheme bound =
       microkernel::bindScheme(contraction, scheme, microkernel::vectorIsaNamed(options.vectorIsa));
   const poly::Statement& update = updateStatement(scop, contraction.stage);

@@ -1,0 +1,330 @@
+#include "tune/SchemeSearch.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "backend/CEmitter.h"
+#include "microkernel/Composition.h"
+#include "runtime/CCompiler.h"
+#include "runtime/Hash.h"
+#include "runtime/Runner.h"
+#include "target/DetectHost.h"
+
+namespace tessel::tune {
+
+namespace {
+
+using microkernel::Contraction;
+
+// Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
+constexpr double kAccumulationShare = 0.4;
+// Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
+constexpr size_t kCoveringsPerClass = 3;
+
+std::vector<microkernel::CacheLevel> cacheLevels(const target::Hardware& hardware) {
+  std::vector<microkernel::CacheLevel> levels;
+  const auto& memory = hardware.memory;
+  for (size_t i = 0; i < memory.size(); ++i) {
+    if (memory[i].managed || memory[i].capacityBytes <= 0 || memory[i].name == "DRAM") continue;
+    // Filling a level costs the inverse of the bandwidth of the one behind it;
+    // unknown bandwidths count 4x per level outwards.
+    double next = i + 1 < memory.size() ? memory[i + 1].bandwidthPerCoreBytesPerS : 0;
+    double cost = next > 0 ? 1e9 / next : static_cast<double>(1 << (2 * levels.size()));
+    levels.push_back({memory[i].name, static_cast<double>(memory[i].capacityBytes), cost});
+  }
+  if (levels.empty()) levels.push_back({"L1", 32 * 1024, 1});
+  return levels;
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+// The largest divisor of n that is at most `bound` (1 if none).
+int64_t divisorAtMost(int64_t n, int64_t bound) {
+  int64_t best = 1;
+  for (int64_t d : divisors(n))
+    if (d <= bound) best = d;
+  return best;
+}
+
+std::string loop(const char* kind, int64_t trips, const std::string& dim) {
+  return std::string(kind) + "_{" + std::to_string(trips) + "," + dim + "}";
+}
+
+struct Roles {
+  std::string vector, unrolled;  // unrolled: "" when the contraction has one output dimension
+  std::vector<std::string> windows;  // reduction dimensions of extent 3 (r, s), at most two
+  std::string channel;               // the longest other reduction dimension ("" if none)
+  std::vector<std::string> outerOutputs, outerReductions;
+};
+
+class Enumerator {
+ public:
+  Enumerator(const Contraction& c, const MicroKernelTable& table, const microkernel::VectorIsa& isa,
+             std::vector<microkernel::CacheLevel> levels)
+      : c_(c), table_(table), isa_(isa), levels_(std::move(levels)) {}
+
+  std::vector<SchemeCandidate> run(std::string& whyNone) {
+    std::vector<std::string> vectorDims;
+    for (const auto& d : c_.dims)
+      if (!d.reduction && d.extent % isa_.lanes == 0 && c_.output.stride(d.name) == 1 &&
+          (c_.lhs.stride(d.name) == 0 || c_.lhs.stride(d.name) == 1) &&
+          (c_.rhs.stride(d.name) == 0 || c_.rhs.stride(d.name) == 1))
+        vectorDims.push_back(d.name);
+    if (vectorDims.empty()) {
+      whyNone = "no output dimension along which the output is contiguous, the operands contiguous or invariant, "
+                "and whose extent is a multiple of " + std::to_string(isa_.lanes);
+      return {};
+    }
+    for (const auto& v : vectorDims) {
+      std::vector<std::string> unrolled;
+      for (const auto& d : c_.dims)
+        if (!d.reduction && d.name != v && d.extent > 1) unrolled.push_back(d.name);
+      if (unrolled.empty()) unrolled.push_back("");
+      for (const auto& u : unrolled) enumerateRoles(rolesFor(v, u));
+    }
+    if (candidates_.empty()) whyNone = "no micro-kernel class of this machine fits the contraction's extents";
+    // The longest accumulation loops first; keep that share, then sort it by modelled movement.
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const SchemeCandidate& a, const SchemeCandidate& b) {
+      return a.model.accumulationLength > b.model.accumulationLength;
+    });
+    size_t keep = std::max<size_t>(1, static_cast<size_t>(kAccumulationShare * static_cast<double>(candidates_.size())));
+    if (candidates_.size() > keep) candidates_.resize(keep);
+    std::stable_sort(candidates_.begin(), candidates_.end(),
+                     [](const SchemeCandidate& a, const SchemeCandidate& b) { return a.model.cost < b.model.cost; });
+    return candidates_;
+  }
+
+ private:
+  Roles rolesFor(const std::string& v, const std::string& u) const {
+    Roles r{v, u, {}, "", {}, {}};
+    int64_t longest = 0;
+    for (const auto& d : c_.dims) {
+      if (!d.reduction) {
+        if (d.name != v && d.name != u) r.outerOutputs.push_back(d.name);
+        continue;
+      }
+      if (d.extent == 3 && r.windows.size() < 2) {
+        r.windows.push_back(d.name);
+      } else if (d.extent > longest) {
+        if (!r.channel.empty()) r.outerReductions.push_back(r.channel);
+        r.channel = d.name;
+        longest = d.extent;
+      } else {
+        r.outerReductions.push_back(d.name);
+      }
+    }
+    return r;
+  }
+
+  void enumerateRoles(const Roles& roles) {
+    int64_t vExtent = c_.dim(roles.vector)->extent;
+    int64_t uExtent = roles.unrolled.empty() ? 1 : c_.dim(roles.unrolled)->extent;
+    for (const auto& cls : table_.classes) {
+      const MicroKernelFamily* family = microKernelFamily(cls.family);
+      if (!family) continue;
+      // Window loops to unroll: family C unrolls the first (r), B the second (s), D both.
+      std::vector<std::string> unrolledWindows;
+      if (family->unrollsR) {
+        if (roles.windows.empty()) continue;
+        unrolledWindows.push_back(roles.windows[0]);
+      }
+      if (family->unrollsS) {
+        if (roles.windows.size() < (family->unrollsR ? 2u : 1u)) continue;
+        unrolledWindows.push_back(roles.windows[family->unrollsR ? 1 : 0]);
+      }
+      int64_t block = int64_t{cls.alpha} * isa_.lanes;
+      if (vExtent % block != 0) continue;
+      std::vector<microkernel::Covering> covers;
+      if (roles.unrolled.empty()) {
+        covers.push_back({1, 1, 1, 0, 0});
+      } else {
+        covers = microkernel::coverings(uExtent, cls.betaMin, cls.betaMax, kCoveringsPerClass);
+        // A dimension shorter than the class: one tile of its whole extent (paper 002 §4's fallback).
+        if (covers.empty() && uExtent < cls.betaMin) covers.push_back({1, uExtent, 1, 0, 0});
+      }
+      for (const auto& cover : covers) enumerateTiles(roles, *family, cls.alpha, cover, unrolledWindows, vExtent / block);
+    }
+  }
+
+  void enumerateTiles(const Roles& roles, const MicroKernelFamily& family, int alpha, const microkernel::Covering& cover,
+                      const std::vector<std::string>& unrolledWindows, int64_t vTiles) {
+    // The register tile, innermost.
+    std::string tile;
+    for (const auto& w : unrolledWindows) tile += loop("U", 3, w) + ", ";
+    if (!roles.unrolled.empty())
+      tile += cover.composed() ? "U_{b," + roles.unrolled + "}, " : loop("U", cover.size1, roles.unrolled) + ", ";
+    tile += loop("U", alpha, roles.vector) + ", V_" + roles.vector;
+    // Window loops not unrolled.
+    std::string windows;
+    for (const auto& w : roles.windows)
+      if (std::find(unrolledWindows.begin(), unrolledWindows.end(), w) == unrolledWindows.end())
+        windows += loop("T", 3, w) + ", ";
+    std::string others;
+    for (const auto& d : roles.outerOutputs) others += "R_" + d + ", ";
+    for (const auto& d : roles.outerReductions) others += "R_" + d + ", ";
+    // The unrolled dimension: the covering's repetitions outside, its tiles inside.
+    std::string uOuter, uInner;
+    if (!roles.unrolled.empty()) {
+      int64_t inner = cover.composed() ? 0 : cover.count1;
+      if (cover.composed()) {
+        uOuter = cover.outer > 1 ? loop("T", cover.outer, roles.unrolled) + ", " : "";
+        microkernel::Covering one = cover;
+        one.outer = 1;
+        uInner = microkernel::coveringScheme(one, roles.unrolled, "b") + ", ";
+      } else {
+        uOuter = loop("T", cover.outer, roles.unrolled) + ", ";
+        uInner = loop("T", inner, roles.unrolled) + ", ";
+      }
+    }
+    int64_t cExtent = roles.channel.empty() ? 1 : c_.dim(roles.channel)->extent;
+    std::set<int64_t> cInner = {cExtent, divisorAtMost(cExtent, 256), divisorAtMost(cExtent, 64)};
+    std::set<int64_t> vInner = {vTiles, divisorAtMost(vTiles, 4), 1};
+    for (int64_t ci : cInner)
+      for (int64_t vi : vInner) {
+        std::string cOut = roles.channel.empty() ? "" : loop("T", cExtent / ci, roles.channel) + ", ";
+        std::string cIn = roles.channel.empty() ? "" : loop("T", ci, roles.channel) + ", ";
+        std::string vOut = loop("T", vTiles / vi, roles.vector) + ", ", vIn = loop("T", vi, roles.vector) + ", ";
+        std::string tail = windows + cIn + tile;
+        const std::vector<std::string> orders = {
+            others + vOut + uOuter + vIn + uInner + cOut + tail,
+            others + uOuter + vOut + uInner + vIn + cOut + tail,
+            others + vOut + uOuter + cOut + vIn + uInner + tail,
+            others + uOuter + vOut + cOut + uInner + vIn + tail,
+            vOut + others + uOuter + vIn + uInner + cOut + tail,
+            cOut + others + vOut + uOuter + vIn + uInner + tail,
+        };
+        for (const auto& text : orders) consider(text);
+      }
+    (void)family;
+  }
+
+  void consider(const std::string& text) {
+    if (!seen_.insert(text).second) return;
+    try {
+      microkernel::BoundScheme b = microkernel::bindScheme(c_, microkernel::parseScheme(text, "search"), isa_);
+      candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_), 0});
+    } catch (const UserError&) {
+      // Beyond the register file or not covering: not a candidate.
+    }
+  }
+
+  const Contraction& c_;
+  const MicroKernelTable& table_;
+  microkernel::VectorIsa isa_;
+  std::vector<microkernel::CacheLevel> levels_;
+  std::set<std::string> seen_;
+  std::vector<SchemeCandidate> candidates_;
+};
+
+std::string cachePath(const te::Program& program, const driver::CompileOptions& options, const target::Hardware& host,
+                      int threads) {
+  driver::CompileOptions key = options;
+  key.scheme.text.clear();
+  std::string text = te::toString(program) + "|" + key.toString() + "|" + host.name + "|" +
+                     target::vectorIsa(host) + "|threads=" + std::to_string(threads) + "|" + options.scheme.text;
+  return runtime::CCompilerOptions::defaults().cacheDir + "/scheme-" +
+         runtime::hexDigest(runtime::fnv1a64(text)) + ".txt";
+}
+
+double timeIt(const te::Program& program, const driver::CompileOptions& options, const SchemeSearchOptions& search) {
+  driver::CompiledProgram compiled = driver::compile(program, options);
+  runtime::RunOptions ro;
+  ro.time = true;
+  ro.threads = search.threads;
+  ro.minSeconds = search.minSeconds;
+  ro.minRuns = 3;
+  return runtime::runKernel(compiled.program, compiled.cSource, backend::packedEntryName(compiled.kernel), ro)
+      .medianMs;
+}
+
+}  // namespace
+
+std::vector<SchemeCandidate> rankedSchemes(const Contraction& contraction, const target::Hardware& hardware,
+                                           const MicroKernelTable& table, std::string& whyNone) {
+  microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(hardware));
+  if (isa.name.empty()) {
+    whyNone = "this machine has neither AVX-512 nor AVX2 with FMA";
+    return {};
+  }
+  return Enumerator(contraction, table, isa, cacheLevels(hardware)).run(whyNone);
+}
+
+bool asksForSearch(const std::string& schemeText) {
+  auto [tensor, start] = microkernel::splitSelection(schemeText);
+  std::string rest = schemeText.substr(start);
+  rest.erase(0, rest.find_first_not_of(" \t"));
+  rest.erase(rest.find_last_not_of(" \t") + 1);
+  return rest == "search";
+}
+
+SchemeSearchResult searchScheme(const te::Program& program, const driver::CompileOptions& options,
+                                const SchemeSearchOptions& search) {
+  target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
+  auto [tensor, start] = microkernel::splitSelection(options.scheme.text);
+  Contraction contraction = microkernel::selectContraction(program, tensor, options.scheme.origin);
+  std::string prefix = tensor.empty() ? "" : tensor + ": ";
+  SchemeSearchResult result;
+  std::string path = cachePath(program, options, host, search.threads);
+  if (search.useCache) {
+    std::ifstream in(path);
+    std::string line;
+    if (in && std::getline(in, line)) {
+      result.scheme = line == "none" ? "" : line;
+      result.fromCache = true;
+      result.why = "search result cached in " + path;
+      return result;
+    }
+  }
+  MicroKernelTable table = loadTable(host);
+  std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why);
+  result.enumerated = ranked.size();
+  driver::CompileOptions base = options;
+  base.scheme.text.clear();
+  if (!ranked.empty()) {
+    result.baselineMs = timeIt(program, base, search);
+    if (search.progress) search.progress("without a scheme: " + std::to_string(result.baselineMs) + " ms");
+    double best = result.baselineMs;
+    for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < search.budget; ++i) {
+      driver::CompileOptions o = base;
+      o.scheme.text = prefix + ranked[i].scheme;
+      ranked[i].measuredMs = timeIt(program, o, search);
+      ++result.measured;
+      if (search.progress)
+        search.progress(ranked[i].scheme + ": " + std::to_string(ranked[i].measuredMs) + " ms");
+      if (ranked[i].measuredMs < best) {
+        best = ranked[i].measuredMs;
+        result.scheme = prefix + ranked[i].scheme;
+      }
+    }
+    result.bestMs = best;
+    char line[256];
+    std::snprintf(line, sizeof line, "%zu schemes from %s classes, %zu measured: best %.4g ms, %.4g ms without a scheme",
+                  result.enumerated, table.source.c_str(), result.measured, best, result.baselineMs);
+    result.why = line;
+  }
+  if (search.useCache) {
+    std::ofstream out(path);
+    out << (result.scheme.empty() ? "none" : result.scheme) << "\n";
+  }
+  return result;
+}
+
+driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::CompileOptions options,
+                                           const SchemeSearchOptions& search, std::string& explain) {
+  if (!asksForSearch(options.scheme.text)) return options;
+  SchemeSearchResult r = searchScheme(program, options, search);
+  explain += "scheme search: " + r.why + "; " +
+             (r.scheme.empty() ? std::string("the compiler's own code is kept") : "chose [" + r.scheme + "]") + "\n";
+  options.scheme.text = r.scheme;
+  return options;
+}
+
+}  // namespace tessel::tune

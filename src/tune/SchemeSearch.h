@@ -1,0 +1,61 @@
+// TTILE's search for one contraction (paper 002 §2): the micro-kernel
+// classes of this machine, compositions covering the unrolled dimension
+// exactly, a few loop orders over two tiling levels, each candidate scheme
+// ranked by the data-movement model (the 40% with the longest accumulation
+// loop above the register tile, then the least modelled movement), the best
+// `budget` measured, and the compiler's own code measured too: a scheme is
+// kept only if it is faster. Results are cached per program, options and
+// machine, so a second compile measures nothing.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "driver/Compile.h"
+#include "microkernel/DataMovementModel.h"
+#include "tune/MicroKernelTable.h"
+
+namespace tessel::tune {
+
+struct SchemeCandidate {
+  std::string scheme;
+  microkernel::DataMovement model;
+  double measuredMs = 0;  // 0: not measured
+};
+
+// Every scheme the search considers for `contraction`, best modelled first
+// (after the accumulation-length cut). Empty, with `whyNone`, when no
+// dimension can be vectorized or no class fits.
+std::vector<SchemeCandidate> rankedSchemes(const microkernel::Contraction& contraction,
+                                           const target::Hardware& hardware, const MicroKernelTable& table,
+                                           std::string& whyNone);
+
+struct SchemeSearchOptions {
+  int budget = 200;         // schemes measured
+  int threads = 0;          // threads the kernels are timed on (0: the OpenMP default)
+  double minSeconds = 0.05;  // timing per candidate
+  bool useCache = true;
+  std::function<void(const std::string&)> progress;  // one line per step
+};
+
+struct SchemeSearchResult {
+  std::string scheme;  // "" when the compiler's own code was faster, or no scheme applies
+  std::string why;     // what was decided, for --explain
+  double baselineMs = 0, bestMs = 0;
+  size_t enumerated = 0, measured = 0;
+  bool fromCache = false;
+};
+
+// `options.scheme.text` is "search" or "TENSOR: search" (microkernel/Scheme.h).
+SchemeSearchResult searchScheme(const te::Program& program, const driver::CompileOptions& options,
+                                const SchemeSearchOptions& search);
+
+// Whether the scheme text asks for a search ("search", "C: search").
+bool asksForSearch(const std::string& schemeText);
+// The options with the searched scheme in place of "search" (or none, if the
+// compiler's own code won); appends what was decided to `explain`.
+driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::CompileOptions options,
+                                           const SchemeSearchOptions& search, std::string& explain);
+
+}  // namespace tessel::tune
