@@ -48,13 +48,15 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       ->check(CLI::IsMember({"on", "cheap", "off"}));
   cmd->add_option("--tiles", args.tiles,
                   "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README");
-  cmd->add_option("--scheme", args.scheme,
-                  "implement the program's contraction (O(...) +=! A(...) * B(...)) with this TTILE scheme, "
-                  "e.g. 'R_k, R_h, R_w, T_{64,c}, U_{4,h}, U_{2,k}, V_k', prefixed with 'TENSOR:' when the "
-                  "program has several (or @FILE); 'search' (or 'TENSOR: search') measures the best-modelled schemes of "
-                  "this machine's micro-kernels against the compiler's own code and keeps the fastest (cached); "
-                  "see README");
-  cmd->add_option("--scheme-budget", args.schemeBudget, "under --scheme search: schemes measured (default 200)")
+  cmd->add_option(
+      "--scheme", args.scheme,
+      "implement the program's contraction (O(...) +=! A(...) * B(...)) with this TTILE scheme, "
+      "e.g. 'R_k, R_h, R_w, T_{64,c}, U_{4,h}, U_{2,k}, V_k', prefixed with 'TENSOR:' when the "
+      "program has several (or @FILE); 'search' (or 'TENSOR: search') measures the best-modelled schemes of "
+      "this machine's micro-kernels against the compiler's own code and keeps the fastest (cached); "
+      "see README");
+  cmd->add_option("--scheme-budget", args.schemeBudget,
+                  "under --scheme search: schemes measured (default 200)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--hardware", args.hardwareFile,
                   "compile for the machine described in this JSON file (see 'tessel target --json')");

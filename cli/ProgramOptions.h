@@ -20,8 +20,8 @@ struct ProgramArgs {
   std::string promote = "auto";
   std::string streamStores = "auto";
   std::string inlineElementwise = "cheap";
-  std::string tiles;         // policy text, or @FILE
-  std::string scheme;        // TTILE scheme text, or @FILE, or "search"
+  std::string tiles;   // policy text, or @FILE
+  std::string scheme;  // TTILE scheme text, or @FILE, or "search"
   int schemeBudget = 200;
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;

@@ -227,7 +227,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     search.budget = options.schemeBudget;
     search.threads = options.schemeThreads;
     std::string decided;
-    CompiledProgram out = compile(program, tune::resolveSchemeSearch(program, options, search, decided), strategy);
+    CompiledProgram out =
+        compile(program, tune::resolveSchemeSearch(program, options, search, decided), strategy);
     out.explanation = decided + out.explanation;
     return out;
   }

@@ -85,7 +85,6 @@ std::string stageText(const te::Program& program, int stage) {
   return s.output + where;
 }
 
-
 }  // namespace
 
 Recognition recognizeContraction(const te::Program& program, int stageIndex) {
@@ -150,7 +149,8 @@ std::pair<std::string, size_t> splitSelection(const std::string& text) {
   return {"", 0};
 }
 
-Contraction selectContraction(const te::Program& program, const std::string& tensor, const std::string& origin) {
+Contraction selectContraction(const te::Program& program, const std::string& tensor,
+                              const std::string& origin) {
   std::vector<Contraction> found;
   std::string reasons;
   for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {

@@ -57,6 +57,7 @@ std::pair<std::string, size_t> splitSelection(const std::string& text);
 // The contraction named `tensor` (its output), or the program's only one
 // when `tensor` is empty; a UserError starting with `origin` otherwise, with
 // each stage's reason when there is none.
-Contraction selectContraction(const te::Program& program, const std::string& tensor, const std::string& origin);
+Contraction selectContraction(const te::Program& program, const std::string& tensor,
+                              const std::string& origin);
 
 }  // namespace tessel::microkernel

@@ -10,7 +10,8 @@ double footprint(const TensorAccess& access, const Extents& extents) {
     double span = 1;
     for (const auto& [dim, coeff] : subscript.coeffs) {
       auto it = extents.find(dim);
-      if (it != extents.end()) span += static_cast<double>(std::llabs(coeff)) * static_cast<double>(it->second - 1);
+      if (it != extents.end())
+        span += static_cast<double>(std::llabs(coeff)) * static_cast<double>(it->second - 1);
     }
     elements *= span;
   }
@@ -19,7 +20,8 @@ double footprint(const TensorAccess& access, const Extents& extents) {
 
 namespace {
 
-DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& levels, const Bindings& bindings) {
+DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& levels,
+                         const Bindings& bindings) {
   const Contraction& c = *b.contraction;
   size_t positions = b.registerTileStart;  // loop levels 0..positions-1, then the register tile
   std::vector<Extents> extents;
@@ -83,7 +85,8 @@ DataMovement estimateDataMovement(const BoundScheme& scheme, const std::vector<C
   // Each binding runs part of the domain; averaged with equal weights.
   for (const auto& bindings : all) {
     DataMovement m = estimateFor(scheme, levels, bindings);
-    for (size_t l = 0; l < levels.size(); ++l) total.bytesPerLevel[l] += m.bytesPerLevel[l] / static_cast<double>(all.size());
+    for (size_t l = 0; l < levels.size(); ++l)
+      total.bytesPerLevel[l] += m.bytesPerLevel[l] / static_cast<double>(all.size());
     total.cost += m.cost / static_cast<double>(all.size());
     total.accumulationLength += m.accumulationLength / static_cast<double>(all.size());
   }

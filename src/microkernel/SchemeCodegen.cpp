@@ -43,7 +43,7 @@ class SchemeEmitter {
     if (!options_.parallel) return 0;
     int count = 0;
     int64_t iterations = 1;
-    for (size_t i = 0; i < b_.registerTileStart; ++i) {
+    for (size_t i = 0; i < accumulationStart(0); ++i) {
       const Specifier& s = b_.scheme.specs[i];
       if (s.kind == SpecKind::Seq) break;
       int64_t trips = b_.trips(i, {});
@@ -80,14 +80,20 @@ class SchemeEmitter {
     return "i_" + s.dim + "_" + std::to_string(index);
   }
 
-  void emitFrom(size_t first, const Bindings& bindings, Vars vars, int depth, int parallel) {
-    size_t accumulationStart = b_.registerTileStart;
-    while (accumulationStart > first) {
-      const Specifier& s = b_.scheme.specs[accumulationStart - 1];
+  // Where the micro-kernel starts: the reduction loops right above the
+  // register tile (not above `first`) run inside it, on its accumulators.
+  size_t accumulationStart(size_t first) const {
+    size_t start = b_.registerTileStart;
+    while (start > first) {
+      const Specifier& s = b_.scheme.specs[start - 1];
       if (s.kind == SpecKind::Seq || !c_.dim(s.dim)->reduction) break;
-      --accumulationStart;
+      --start;
     }
-    if (first == accumulationStart) return emitMicroKernel(first, bindings, vars, depth);
+    return start;
+  }
+
+  void emitFrom(size_t first, const Bindings& bindings, Vars vars, int depth, int parallel) {
+    if (first == accumulationStart(first)) return emitMicroKernel(first, bindings, vars, depth);
     const Specifier& s = b_.scheme.specs[first];
     std::string var = loopVar(s, first);
     if (s.kind == SpecKind::Seq) {

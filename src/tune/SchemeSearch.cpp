@@ -59,7 +59,7 @@ std::string loop(const char* kind, int64_t trips, const std::string& dim) {
 }
 
 struct Roles {
-  std::string vector, unrolled;  // unrolled: "" when the contraction has one output dimension
+  std::string vector, unrolled;      // unrolled: "" when the contraction has one output dimension
   std::vector<std::string> windows;  // reduction dimensions of extent 3 (r, s), at most two
   std::string channel;               // the longest other reduction dimension ("" if none)
   std::vector<std::string> outerOutputs, outerReductions;
@@ -79,8 +79,10 @@ class Enumerator {
           (c_.rhs.stride(d.name) == 0 || c_.rhs.stride(d.name) == 1))
         vectorDims.push_back(d.name);
     if (vectorDims.empty()) {
-      whyNone = "no output dimension along which the output is contiguous, the operands contiguous or invariant, "
-                "and whose extent is a multiple of " + std::to_string(isa_.lanes);
+      whyNone =
+          "no output dimension along which the output is contiguous, the operands contiguous or invariant, "
+          "and whose extent is a multiple of " +
+          std::to_string(isa_.lanes);
       return {};
     }
     for (const auto& v : vectorDims) {
@@ -92,13 +94,16 @@ class Enumerator {
     }
     if (candidates_.empty()) whyNone = "no micro-kernel class of this machine fits the contraction's extents";
     // The longest accumulation loops first; keep that share, then sort it by modelled movement.
-    std::stable_sort(candidates_.begin(), candidates_.end(), [](const SchemeCandidate& a, const SchemeCandidate& b) {
-      return a.model.accumulationLength > b.model.accumulationLength;
-    });
-    size_t keep = std::max<size_t>(1, static_cast<size_t>(kAccumulationShare * static_cast<double>(candidates_.size())));
-    if (candidates_.size() > keep) candidates_.resize(keep);
     std::stable_sort(candidates_.begin(), candidates_.end(),
-                     [](const SchemeCandidate& a, const SchemeCandidate& b) { return a.model.cost < b.model.cost; });
+                     [](const SchemeCandidate& a, const SchemeCandidate& b) {
+                       return a.model.accumulationLength > b.model.accumulationLength;
+                     });
+    size_t keep = std::max<size_t>(
+        1, static_cast<size_t>(kAccumulationShare * static_cast<double>(candidates_.size())));
+    if (candidates_.size() > keep) candidates_.resize(keep);
+    std::stable_sort(
+        candidates_.begin(), candidates_.end(),
+        [](const SchemeCandidate& a, const SchemeCandidate& b) { return a.model.cost < b.model.cost; });
     return candidates_;
   }
 
@@ -150,17 +155,20 @@ class Enumerator {
         // A dimension shorter than the class: one tile of its whole extent (paper 002 §4's fallback).
         if (covers.empty() && uExtent < cls.betaMin) covers.push_back({1, uExtent, 1, 0, 0});
       }
-      for (const auto& cover : covers) enumerateTiles(roles, *family, cls.alpha, cover, unrolledWindows, vExtent / block);
+      for (const auto& cover : covers)
+        enumerateTiles(roles, *family, cls.alpha, cover, unrolledWindows, vExtent / block);
     }
   }
 
-  void enumerateTiles(const Roles& roles, const MicroKernelFamily& family, int alpha, const microkernel::Covering& cover,
-                      const std::vector<std::string>& unrolledWindows, int64_t vTiles) {
+  void enumerateTiles(const Roles& roles, const MicroKernelFamily& family, int alpha,
+                      const microkernel::Covering& cover, const std::vector<std::string>& unrolledWindows,
+                      int64_t vTiles) {
     // The register tile, innermost.
     std::string tile;
     for (const auto& w : unrolledWindows) tile += loop("U", 3, w) + ", ";
     if (!roles.unrolled.empty())
-      tile += cover.composed() ? "U_{b," + roles.unrolled + "}, " : loop("U", cover.size1, roles.unrolled) + ", ";
+      tile +=
+          cover.composed() ? "U_{b," + roles.unrolled + "}, " : loop("U", cover.size1, roles.unrolled) + ", ";
     tile += loop("U", alpha, roles.vector) + ", V_" + roles.vector;
     // Window loops not unrolled.
     std::string windows;
@@ -191,7 +199,8 @@ class Enumerator {
       for (int64_t vi : vInner) {
         std::string cOut = roles.channel.empty() ? "" : loop("T", cExtent / ci, roles.channel) + ", ";
         std::string cIn = roles.channel.empty() ? "" : loop("T", ci, roles.channel) + ", ";
-        std::string vOut = loop("T", vTiles / vi, roles.vector) + ", ", vIn = loop("T", vi, roles.vector) + ", ";
+        std::string vOut = loop("T", vTiles / vi, roles.vector) + ", ",
+                    vIn = loop("T", vi, roles.vector) + ", ";
         std::string tail = windows + cIn + tile;
         const std::vector<std::string> orders = {
             others + vOut + uOuter + vIn + uInner + cOut + tail,
@@ -209,7 +218,8 @@ class Enumerator {
   void consider(const std::string& text) {
     if (!seen_.insert(text).second) return;
     try {
-      microkernel::BoundScheme b = microkernel::bindScheme(c_, microkernel::parseScheme(text, "search"), isa_);
+      microkernel::BoundScheme b =
+          microkernel::bindScheme(c_, microkernel::parseScheme(text, "search"), isa_);
       candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_), 0});
     } catch (const UserError&) {
       // Beyond the register file or not covering: not a candidate.
@@ -224,17 +234,19 @@ class Enumerator {
   std::vector<SchemeCandidate> candidates_;
 };
 
-std::string cachePath(const te::Program& program, const driver::CompileOptions& options, const target::Hardware& host,
-                      int threads) {
+std::string cachePath(const te::Program& program, const driver::CompileOptions& options,
+                      const target::Hardware& host, int threads) {
   driver::CompileOptions key = options;
   key.scheme.text.clear();
   std::string text = te::toString(program) + "|" + key.toString() + "|" + host.name + "|" +
-                     target::vectorIsa(host) + "|threads=" + std::to_string(threads) + "|" + options.scheme.text;
+                     target::vectorIsa(host) + "|threads=" + std::to_string(threads) + "|" +
+                     options.scheme.text;
   return runtime::CCompilerOptions::defaults().cacheDir + "/scheme-" +
          runtime::hexDigest(runtime::fnv1a64(text)) + ".txt";
 }
 
-double timeIt(const te::Program& program, const driver::CompileOptions& options, const SchemeSearchOptions& search) {
+double timeIt(const te::Program& program, const driver::CompileOptions& options,
+              const SchemeSearchOptions& search) {
   driver::CompiledProgram compiled = driver::compile(program, options);
   runtime::RunOptions ro;
   ro.time = true;
@@ -306,7 +318,8 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
     }
     result.bestMs = best;
     char line[256];
-    std::snprintf(line, sizeof line, "%zu schemes from %s classes, %zu measured: best %.4g ms, %.4g ms without a scheme",
+    std::snprintf(line, sizeof line,
+                  "%zu schemes from %s classes, %zu measured: best %.4g ms, %.4g ms without a scheme",
                   result.enumerated, table.source.c_str(), result.measured, best, result.baselineMs);
     result.why = line;
   }
@@ -321,8 +334,9 @@ driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::C
                                            const SchemeSearchOptions& search, std::string& explain) {
   if (!asksForSearch(options.scheme.text)) return options;
   SchemeSearchResult r = searchScheme(program, options, search);
-  explain += "scheme search: " + r.why + "; " +
-             (r.scheme.empty() ? std::string("the compiler's own code is kept") : "chose [" + r.scheme + "]") + "\n";
+  explain +=
+      "scheme search: " + r.why + "; " +
+      (r.scheme.empty() ? std::string("the compiler's own code is kept") : "chose [" + r.scheme + "]") + "\n";
   options.scheme.text = r.scheme;
   return options;
 }

@@ -32,8 +32,8 @@ std::vector<SchemeCandidate> rankedSchemes(const microkernel::Contraction& contr
                                            std::string& whyNone);
 
 struct SchemeSearchOptions {
-  int budget = 200;         // schemes measured
-  int threads = 0;          // threads the kernels are timed on (0: the OpenMP default)
+  int budget = 200;          // schemes measured
+  int threads = 0;           // threads the kernels are timed on (0: the OpenMP default)
   double minSeconds = 0.05;  // timing per candidate
   bool useCache = true;
   std::function<void(const std::string&)> progress;  // one line per step

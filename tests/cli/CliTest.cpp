@@ -119,6 +119,27 @@ TEST_F(Cli, SchemesFromTheCommandLineAndFromFiles) {
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --scheme @" + file("missing.scheme")).exitCode, 2);
 }
 
+TEST_F(Cli, MicroBenchWritesTheMachinesClassesAndSchemeSearchUsesThem) {
+  auto bench = runTessel(
+      "microbench --families A --max-alpha 1 --max-beta 2 --reduction 8 --min-time 0.001 "
+      "--output " +
+      file("mk.json"));
+  EXPECT_EQ(bench.exitCode, 0) << bench.err;
+  EXPECT_NE(bench.out.find("A  alpha  1  beta  2"), std::string::npos) << bench.out;
+  EXPECT_NE(readText(file("mk.json")).find("\"classes\""), std::string::npos);
+  auto badFamily = runTessel("microbench --families Z --output " + file("mk2.json"));
+  EXPECT_EQ(badFamily.exitCode, 2);
+  EXPECT_NE(badFamily.err.find("no micro-kernel family 'Z' (A, B, C or D)"), std::string::npos)
+      << badFamily.err;
+  writeText(file("conv.tc"),
+            "# sizes: HI=6 WI=5 C=3 K=32\n"
+            "def conv(float(HI, WI, C) I, float(3, 3, C, K) W) -> (O) {\n"
+            "  O(h, w, k) +=! I(h + r, w + s, c) * W(r, s, c, k) where h in 0:HI - 2, w in 0:WI - 2\n}\n");
+  auto search = runTessel("run " + file("conv.tc") + " --check --scheme search --scheme-budget 1 --explain");
+  EXPECT_EQ(search.exitCode, 0) << search.err;
+  EXPECT_NE(search.err.find("scheme search: "), std::string::npos) << search.err;
+}
+
 TEST_F(Cli, TilingAndVectorizationOptions) {
   auto ok = runTessel("run " + file("mm.tc") + " --check --tiles 'S_1: 4@L2/2@L1, 3@L1' --explain");
   EXPECT_EQ(ok.exitCode, 0) << ok.err;

@@ -1,0 +1,97 @@
+// Micro-kernel classes: from measurements, from the register model, as JSON.
+#include <gtest/gtest.h>
+
+#include "target/DetectHost.h"
+#include "tune/MicroBench.h"
+#include "tune/MicroKernelTable.h"
+
+namespace tessel::tune {
+namespace {
+
+TEST(MicroKernelTable, ClassesAreRunsOfBetasWithinTheThresholdOfTheFamilysBest) {
+  std::vector<MeasuredMicroKernel> k = {
+      {"A", 2, 6, 80, 0},  {"A", 2, 7, 90, 0},  {"A", 2, 8, 100, 0}, {"A", 2, 9, 70, 0},
+      {"A", 2, 10, 95, 0}, {"A", 1, 12, 86, 0}, {"C", 1, 4, 40, 0},  {"C", 1, 5, 50, 0},
+  };
+  std::vector<MicroKernelClass> c = classesFrom(k);
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0].family, "A");
+  EXPECT_EQ(c[0].alpha, 1);
+  EXPECT_EQ(c[0].betaMin, 12);
+  EXPECT_EQ(c[1].alpha, 2);
+  EXPECT_EQ(c[1].betaMin, 7);  // 80 < 0.85 x 100
+  EXPECT_EQ(c[1].betaMax, 8);
+  EXPECT_DOUBLE_EQ(c[1].bestShare, 1);
+  EXPECT_EQ(c[2].betaMin, 10);  // 9 breaks the run
+  EXPECT_EQ(c[3].family, "C");
+  EXPECT_EQ(c[3].betaMin, 5);
+}
+
+TEST(MicroKernelTable, TheRegisterModelKeepsTilesThatFitAndHideTheFmaLatency) {
+  MicroKernelTable t = modelledTable(microkernel::vectorIsaNamed("avx512"));
+  auto find = [&](const std::string& family, int alpha) -> const MicroKernelClass* {
+    for (const auto& c : t.classes)
+      if (c.family == family && c.alpha == alpha) return &c;
+    return nullptr;
+  };
+  ASSERT_TRUE(find("A", 2));
+  EXPECT_EQ(find("A", 2)->betaMin, 4);   // 8 accumulators
+  EXPECT_EQ(find("A", 2)->betaMax, 15);  // 30 + 2 <= 32
+  EXPECT_EQ(find("D", 4)->betaMax, 7);   // 28 + 4
+  EXPECT_EQ(find("A", 31)->betaMax, 1);  // 31 + 1
+  EXPECT_FALSE(find("A", 32));
+  MicroKernelTable avx2 = modelledTable(microkernel::vectorIsaNamed("avx2"));
+  for (const auto& c : avx2.classes) EXPECT_LE(c.alpha * c.betaMax + std::min(c.alpha, c.betaMax) + 1, 16);
+}
+
+TEST(MicroKernelTable, JsonRoundTripAndLocatedErrors) {
+  MicroKernelTable t;
+  t.machine = "m";
+  t.isa = "avx512";
+  t.source = "measured";
+  t.kernels = {{"B", 2, 8, 150.5, 0.7}};
+  t.classes = {{"B", 2, 8, 9, 1}};
+  MicroKernelTable back = tableFromJson(toJson(t), "t.json");
+  EXPECT_EQ(toJson(back), toJson(t));
+  auto error = [](const std::string& text) {
+    try {
+      tableFromJson(text, "t.json");
+    } catch (const UserError& e) {
+      return e.render();
+    }
+    return std::string();
+  };
+  EXPECT_NE(error("{\n  \"machine\": }").find("t.json:2:14: error: invalid JSON"), std::string::npos);
+  EXPECT_NE(error("{\"machine\": \"m\", \"isa\": \"avx512\", \"source\": \"x\", \"kernels\": []}")
+                .find("bad micro-kernel table: the table has no \"classes\""),
+            std::string::npos);
+  EXPECT_NE(error("{\"machine\": \"m\", \"isa\": \"\", \"source\": \"x\", \"kernels\": [], \"classes\": "
+                  "[{\"family\": \"Q\", \"alpha\": 1, \"betaMin\": 1, \"betaMax\": 2}]}")
+                .find("a class: \"family\" is not one of A, B, C, D"),
+            std::string::npos);
+  EXPECT_NE(error("{\"machine\": \"m\", \"isa\": \"\", \"source\": \"x\", \"kernels\": [], \"classes\": "
+                  "[{\"family\": \"A\", \"alpha\": 1, \"betaMin\": 3, \"betaMax\": 2}]}")
+                .find("a class has betaMax < betaMin"),
+            std::string::npos);
+}
+
+TEST(MicroBench, MeasuresEachKernelOfAFamily) {
+  target::Hardware host = target::detectHost();
+  if (target::vectorIsa(host).empty()) GTEST_SKIP() << "no vector unit";
+  MicroBenchOptions o;
+  o.families = {"C"};
+  o.maxAlpha = 1;
+  o.maxBeta = 2;
+  o.reduction = 8;
+  o.minSeconds = 0.001;
+  MicroKernelTable t = measureMicroKernels(host, o);
+  ASSERT_EQ(t.kernels.size(), 2u);
+  EXPECT_EQ(t.kernels[1].beta, 2);
+  EXPECT_GT(t.kernels[1].gflops, 0);
+  EXPECT_FALSE(t.classes.empty());
+  o.families = {"E"};
+  EXPECT_THROW(measureMicroKernels(host, o), UserError);
+}
+
+}  // namespace
+}  // namespace tessel::tune

@@ -1,0 +1,112 @@
+// The scheme search: what it enumerates is correct (sampled across the
+// ranking, checked against the interpreter), and a search measures, decides
+// and caches.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "../support/RowPrograms.h"
+#include "target/DetectHost.h"
+#include "tune/SchemeSearch.h"
+
+namespace tessel::tune {
+namespace {
+
+// TTILE layers (paper 002 Fig. 8) in NHWC at reduced channel counts.
+std::string layer(int k, int c, int h, int r, int stride) {
+  std::string in = std::to_string(stride * (h - 1) + r);
+  std::string sub = stride == 1 ? "" : std::to_string(stride) + " * ";
+  return "# sizes: N=1 HI=" + in + " WI=" + in + " CI=" + std::to_string(c) + " K=" + std::to_string(k) +
+         " R=" + std::to_string(r) +
+         "\n"
+         "def conv(float(N, HI, WI, CI) I, float(R, R, CI, K) Wt) -> (O) {\n"
+         "  O(n, h, w, k) +=! I(n, " +
+         sub + "h + r, " + sub +
+         "w + s, c) * Wt(r, s, c, k)\n"
+         "    where h in 0:" +
+         std::to_string(h) + ", w in 0:" + std::to_string(h) + "\n}\n";
+}
+
+bool hasVectorUnit() { return !target::vectorIsa(target::detectHost()).empty(); }
+
+TEST(SchemeSearch, SchemesAcrossTheRankingMatchTheInterpreter) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  target::Hardware host = target::detectHost();
+  MicroKernelTable table = modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host)));
+  // Yolo9000-12 (34 rows: compositions), ResNet18-4 (stride 2), Yolo9000-13 (1x1).
+  for (const std::string& tc : {layer(32, 8, 34, 3, 1), layer(32, 8, 14, 3, 2), layer(48, 16, 17, 1, 1)}) {
+    te::Program p = front::testing::lowerText(tc);
+    microkernel::Recognition r = microkernel::recognizeContraction(p, 0);
+    ASSERT_TRUE(r.contraction) << r.whyNot;
+    std::string why;
+    std::vector<SchemeCandidate> ranked = rankedSchemes(*r.contraction, host, table, why);
+    ASSERT_GT(ranked.size(), 10u) << why;
+    for (size_t i = 1; i < ranked.size(); ++i) EXPECT_LE(ranked[i - 1].model.cost, ranked[i].model.cost);
+    // The best modelled, then a spread over the rest.
+    size_t stride = std::max<size_t>(1, ranked.size() / 6);
+    for (size_t i = 0; i < ranked.size(); i += (i < 3 ? 1 : stride)) {
+      driver::CompileOptions o;
+      o.scheme.text = ranked[i].scheme;
+      testing::CheckedProgram c = testing::compileAndCheck(tc, o);
+      EXPECT_TRUE(c.check.pass) << ranked[i].scheme << "\n" << c.check.failures;
+    }
+  }
+}
+
+TEST(SchemeSearch, MatmulsComposeTheirRows) {
+  target::Hardware host = target::detectHost();
+  if (target::vectorIsa(host).empty()) GTEST_SKIP() << "no vector unit";
+  te::Program p = front::testing::lowerText(
+      "# sizes: M=37 N=128 K=128\n"
+      "def mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n");
+  std::string why;
+  std::vector<SchemeCandidate> ranked =
+      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
+                    modelledTable(microkernel::vectorIsaNamed("avx512")), why);
+  ASSERT_FALSE(ranked.empty()) << why;
+  bool composed = false;
+  for (const auto& c : ranked) composed = composed || c.scheme.find("lambda_m") != std::string::npos;
+  EXPECT_TRUE(composed);  // 37 is prime: only compositions cover it with tiles of 4 or more
+}
+
+TEST(SchemeSearch, NothingToVectorizeIsSaid) {
+  te::Program p = front::testing::lowerText(
+      "# sizes: M=8 N=13 K=4\n"
+      "def mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n");
+  std::string why;
+  EXPECT_TRUE(rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, target::detectHost(),
+                            modelledTable(microkernel::vectorIsaNamed("avx512")), why)
+                  .empty());
+  EXPECT_NE(why.find("no output dimension"), std::string::npos) << why;
+}
+
+TEST(SchemeSearch, MeasuresDecidesAndCaches) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  std::string tc = layer(32, 4, 10, 3, 1);
+  driver::CompileOptions o;
+  o.scheme.text = "O: search";
+  o.schemeBudget = 2;
+  o.schemeThreads = 1;
+  SchemeSearchOptions s;
+  s.budget = 2;
+  s.threads = 1;
+  s.minSeconds = 0.001;
+  s.useCache = false;
+  SchemeSearchResult r = searchScheme(front::testing::lowerText(tc), o, s);
+  EXPECT_EQ(r.measured, 2u);
+  EXPECT_GT(r.baselineMs, 0);
+  EXPECT_LE(r.bestMs, r.baselineMs);
+  EXPECT_TRUE(r.scheme.empty() || r.scheme.rfind("O: ", 0) == 0) << r.scheme;
+  // Through the compiler: the search's decision, then from the cache.
+  testing::CheckedProgram first = testing::compileAndCheck(tc, o);
+  EXPECT_TRUE(first.check.pass) << first.check.failures;
+  EXPECT_TRUE(first.has("scheme search: ")) << first.program.explanation;
+  testing::CheckedProgram second = testing::compileAndCheck(tc, o);
+  EXPECT_TRUE(second.has("search result cached in")) << second.program.explanation;
+  EXPECT_EQ(second.program.cSource, first.program.cSource);
+  EXPECT_TRUE(asksForSearch(" search "));
+  EXPECT_TRUE(asksForSearch("O:search"));
+  EXPECT_FALSE(asksForSearch("R_search"));
+}
+
+}  // namespace
+}  // namespace tessel::tune
