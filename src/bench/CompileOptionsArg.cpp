@@ -14,7 +14,7 @@ constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
     "fusion=none|min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
-    "stream-stores=auto|always|off or tiles=POLICY";
+    "stream-stores=auto|always|off, scheme=search, scheme-budget=N or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -46,7 +46,8 @@ class OptionListParser {
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
       if (key != "fusion" && key != "redundancy" && key != "tiling" && key != "vectorize" &&
-          key != "promote" && key != "stream-stores" && key != "inline" && key != "tiles")
+          key != "promote" && key != "stream-stores" && key != "inline" && key != "tiles" &&
+          key != "scheme" && key != "scheme-budget")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
@@ -74,6 +75,15 @@ class OptionListParser {
         options.promotion = located(valueStart, [&] { return driver::parsePromotion(value); });
       } else if (key == "stream-stores") {
         options.streamingStores = located(valueStart, [&] { return driver::parseStreamingStores(value); });
+      } else if (key == "scheme") {
+        // Schemes are per program: a suite asks for the search, which finds one per case.
+        if (value != "search") fail(valueStart, "bad scheme '" + value + "' (expected scheme=search)");
+        options.scheme.text = value;
+      } else if (key == "scheme-budget") {
+        auto budget = cli::parseSizeValue(value);
+        if (!budget || *budget < 1 || *budget > 100000)
+          fail(valueStart, "bad scheme-budget '" + value + "' (expected a count from 1 to 100000)");
+        options.schemeBudget = static_cast<int>(*budget);
       } else {
         options.tiles = tilePolicy(value, valueStart);
       }

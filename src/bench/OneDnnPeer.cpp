@@ -81,8 +81,9 @@ void prepareConv(OneDnnRun& r, const te::Program& p, const std::vector<runtime::
   ConvShape c = convShape(p, depthwise);
   ConvTensors t = convTensors(c, depthwise);
   dnnl::convolution_forward::primitive_desc pd = convPrimitive(r.engine(), c, depthwise);
-  memory::desc srcUser(t.src, kF32, Tag::nchw), wtsUser(t.weights, kF32, t.weightsTag),
-      dstUser(t.dst, kF32, Tag::nchw);
+  Tag activations = c.nhwc ? Tag::nhwc : Tag::nchw;
+  memory::desc srcUser(t.src, kF32, activations), wtsUser(t.weights, kF32, c.nhwc ? Tag::hwio : t.weightsTag),
+      dstUser(t.dst, kF32, activations);
   memory srcMem = r.toLayout(r.wrap(srcUser, in[0]), pd.src_desc(), r.inputReorders());
   memory wtsMem = r.toLayout(r.wrap(wtsUser, in[1]), pd.weights_desc(), r.weightReorders());
   memory dstMem = r.fromLayout(r.newOutput(outputShape(p), dstUser), pd.dst_desc());

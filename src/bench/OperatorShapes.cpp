@@ -1,6 +1,7 @@
 #include "bench/OperatorShapes.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "bench/Peer.h"
 
@@ -139,6 +140,29 @@ MatmulShape matmulShape(const te::Program& p) {
   return m;
 }
 
+namespace {
+
+// The output's last index variable indexes the weights' last dimension (k in
+// O(n, h, w, k) and W(r, s, c, k)).
+bool nhwcConvolution(const te::Program& p) {
+  if (p.stages.size() != 1) return false;
+  const te::Stage& s = p.stages[0];
+  const std::string& weights = p.inputs()[1]->name;
+  bool found = false;
+  std::function<void(const te::Expr&)> visit = [&](const te::Expr& e) {
+    if (e->kind == te::ExprKind::Access && e->name == weights && !e->operands.empty()) {
+      const te::Expr& last = e->operands.back();
+      found =
+          found || (last->kind == te::ExprKind::Var && !s.indices.empty() && last->name == s.indices.back());
+    }
+    for (const auto& o : e->operands) visit(o);
+  };
+  visit(s.rhs);
+  return found;
+}
+
+}  // namespace
+
 ConvShape convShape(const te::Program& p, bool depthwise) {
   requireF32Signature(p, 2, 1);
   auto ins = p.inputs();
@@ -150,6 +174,18 @@ ConvShape convShape(const te::Program& p, bool depthwise) {
                     " -> " + shapeText(out));
   ConvShape c;
   c.n = in[0];
+  if (!depthwise && nhwcConvolution(p)) {
+    c.nhwc = true;
+    c.c = in[3];
+    c.k = out[3];
+    if (wt.size() != 4 || wt[2] != c.c || wt[3] != c.k)
+      throw PeerError("an NHWC convolution has (KH, KW, C, K) weights; got " + shapeText(wt) + " for input " +
+                      shapeText(in) + " and output " + shapeText(out));
+    if (out[0] != c.n) throw PeerError("the output's batch differs from the input's");
+    c.h = inferWindow(in[1], out[1], wt[0], "height");
+    c.w = inferWindow(in[2], out[2], wt[1], "width");
+    return c;
+  }
   c.c = in[1];
   c.k = out[1];
   int64_t kh = 0, kw = 0;

@@ -96,6 +96,18 @@ runtime::Buffer kcrsToKrsc(const runtime::Buffer& in, const std::vector<int64_t>
   return out;
 }
 
+// (KH, KW, C, K) weights -> XNNPACK's (K, KH, KW, C).
+runtime::Buffer rsckToKrsc(const runtime::Buffer& in, const std::vector<int64_t>& s) {
+  int64_t r = s[0] * s[1], c = s[2], k = s[3];
+  runtime::Buffer out = paddedBuffer(k * c * r);
+  const float* src = static_cast<const float*>(in.data());
+  float* dst = static_cast<float*>(out.data());
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t o = 0; o < k; ++o) dst[(o * r + i) * c + ch] = src[(i * c + ch) * k + o];
+  return out;
+}
+
 const float* f32(const runtime::Buffer& b) { return static_cast<const float*>(b.data()); }
 float* f32(runtime::Buffer& b) { return static_cast<float*>(b.data()); }
 
@@ -158,9 +170,12 @@ void prepareFullyConnected(XnnRun& r, const te::Program& p, const std::vector<ru
 
 void prepareConv(XnnRun& r, const te::Program& p, const std::vector<runtime::Buffer>& in, bool depthwise) {
   ConvShape c = convShape(p, depthwise);
-  runtime::Buffer& input = r.keep(nchwToNhwc(in[0], p.inputs()[0]->shape));
+  // XNNPACK may read a little past its input: it gets a padded copy either way.
+  const runtime::Buffer& input = r.keep(c.nhwc ? paddedCopy(in[0]) : nchwToNhwc(in[0], p.inputs()[0]->shape));
   // Depthwise (C, KH, KW) weights already are XNNPACK's (groups, 1, KH, KW, 1).
-  const runtime::Buffer& weights = depthwise ? in[1] : r.keep(kcrsToKrsc(in[1], p.inputs()[1]->shape));
+  const runtime::Buffer& weights = depthwise ? in[1]
+                                   : c.nhwc  ? r.keep(rsckToKrsc(in[1], p.inputs()[1]->shape))
+                                             : r.keep(kcrsToKrsc(in[1], p.inputs()[1]->shape));
   size_t groupIn = depthwise ? 1 : c.c, groupOut = depthwise ? 1 : c.k;
   xnn_operator_t op = nullptr;
   check(
@@ -169,8 +184,14 @@ void prepareConv(XnnRun& r, const te::Program& p, const std::vector<runtime::Buf
                                         c.c, c.k, f32(weights), nullptr, -INFINITY, INFINITY, kYield, &op),
       "create convolution");
   r.add(op);
-  runtime::Buffer& nhwcOut = r.keep(runtime::Buffer(te::DType::F32, {c.n, c.h.out, c.w.out, c.k}));
   runtime::Buffer& out = r.newOutput(p.outputs()[0]->shape);
+  if (c.nhwc) {
+    check(xnn_setup_convolution2d_nhwc_f32(op, c.n, c.h.in, c.w.in, f32(input), f32(out), r.pool()),
+          "setup convolution");
+    r.notes.push_back("weights packed at creation");
+    return;
+  }
+  runtime::Buffer& nhwcOut = r.keep(runtime::Buffer(te::DType::F32, {c.n, c.h.out, c.w.out, c.k}));
   check(xnn_setup_convolution2d_nhwc_f32(op, c.n, c.h.in, c.w.in, f32(input), f32(nhwcOut), r.pool()),
         "setup convolution");
   r.toProgramLayout_ = [&nhwcOut, &out] { nhwcToNchw(nhwcOut, out); };
