@@ -174,9 +174,9 @@ class Emitter {
         return;
       }
       case lir::StmtKind::Call: {
-        os_ << pad << s->name << "(";
+        os_ << pad << "if (" << s->name << "(";
         for (size_t i = 0; i < s->arguments.size(); ++i) os_ << (i ? ", " : "") << cName(s->arguments[i]);
-        os_ << ");\n";
+        os_ << ")) tessel_status = " << abi::kKernelOutOfMemory << ";\n";
         return;
       }
     }

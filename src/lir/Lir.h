@@ -58,7 +58,8 @@ Expr cast(te::DType t, Expr x);  // value cast; from an index expression gives a
 // Alloc declares one of the kernel's local buffers (Kernel::locals) for the
 // rest of its enclosing block: inside a parallel loop, each thread has its own.
 // Call runs one of the kernel's helper functions (Kernel::helpers) on whole
-// buffers; the first argument is read and written, the others only read.
+// buffers; the first argument is read and written, the others only read. A
+// helper returns nonzero when it could not allocate its scratch memory.
 enum class StmtKind { Block, For, If, Let, Store, Alloc, Call };
 
 // What the schedule proved about a loop's iterations, for the vectorizer.

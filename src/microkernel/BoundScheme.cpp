@@ -93,6 +93,7 @@ int64_t BoundScheme::trips(size_t index, const Bindings& bindings) const {
     case SpecKind::V:
       return isa.lanes;
     case SpecKind::Seq:
+    case SpecKind::P:  // never among the bound loops
       break;
   }
   return 0;
@@ -121,6 +122,16 @@ RegisterTileShape BoundScheme::registerTile(const Bindings& bindings) const {
     points = std::move(unrolled);
   }
   return tile;
+}
+
+size_t BoundScheme::accumulationStart(size_t first) const {
+  size_t start = registerTileStart;
+  while (start > first) {
+    const Specifier& s = scheme.specs[start - 1];
+    if (s.kind == SpecKind::Seq || !contraction->dim(s.dim)->reduction) break;
+    --start;
+  }
+  return start;
 }
 
 std::vector<Bindings> BoundScheme::allBindings() const {
@@ -268,12 +279,77 @@ class SchemeChecker {
 
 }  // namespace
 
+namespace {
+
+// Packed copies larger than this are not per-thread scratch any more.
+constexpr double kMaxPackedBytes = 64.0 * 1024 * 1024;
+
+// P specifiers out of the loop list, checked once the loops are.
+void checkPackings(BoundScheme& b, const std::vector<std::pair<Specifier, size_t>>& found) {
+  const Contraction& c = *b.contraction;
+  std::set<std::string> packed;
+  for (const auto& [p, before] : found) {
+    const Scheme& s = b.original;
+    if (p.dim == c.output.tensor)
+      schemeError(s, p,
+                  "P_" + p.dim + " packs the output; only the operands (" + c.lhs.tensor + ", " +
+                      c.rhs.tensor + ") can be packed");
+    if (p.dim != c.lhs.tensor && p.dim != c.rhs.tensor)
+      schemeError(s, p,
+                  "'" + p.dim + "' is not an operand of the contraction (" + c.lhs.tensor + ", " +
+                      c.rhs.tensor + ")");
+    if (c.lhs.tensor == c.rhs.tensor) schemeError(s, p, "P_" + p.dim + ": " + p.dim + " is both operands");
+    if (!packed.insert(p.dim).second) schemeError(s, p, p.dim + " is packed twice");
+    if (before > b.accumulationStart())
+      schemeError(s, p, "P_" + p.dim + " must come before the reduction loops right above the register tile");
+    const TensorAccess& a = p.dim == c.lhs.tensor ? c.lhs : c.rhs;
+    for (const auto& subscript : a.subscripts)
+      for (const auto& [dim, coeff] : subscript.coeffs)
+        if (coeff < 0) schemeError(s, p, "P_" + p.dim + ": " + p.dim + " is read backwards along " + dim);
+    for (const auto& bindings : b.allBindings()) {
+      double bytes = 4 * footprintElements(a, b.extentsFrom(before, bindings));
+      if (bytes > kMaxPackedBytes)
+        schemeError(s, p,
+                    "P_" + p.dim + " would copy " + std::to_string(static_cast<int64_t>(bytes)) +
+                        " bytes per thread; at most 64 MiB");
+    }
+    b.packings.push_back({p.dim, before});
+  }
+}
+
+}  // namespace
+
+double footprintElements(const TensorAccess& access, const Extents& extents) {
+  double elements = 1;
+  for (const auto& subscript : access.subscripts) {
+    double span = 1;
+    for (const auto& [dim, coeff] : subscript.coeffs) {
+      auto it = extents.find(dim);
+      if (it != extents.end())
+        span += static_cast<double>(coeff < 0 ? -coeff : coeff) * static_cast<double>(it->second - 1);
+    }
+    elements *= span;
+  }
+  return elements;
+}
+
 BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa) {
   BoundScheme b;
   b.contraction = &contraction;
+  b.original = scheme;
   b.scheme = scheme;
+  b.scheme.specs.clear();
+  std::vector<std::pair<Specifier, size_t>> packings;
+  for (const auto& s : scheme.specs) {
+    if (s.kind == SpecKind::P)
+      packings.emplace_back(s, b.scheme.specs.size());
+    else
+      b.scheme.specs.push_back(s);
+  }
+  if (b.scheme.specs.empty()) schemeError(scheme, scheme.specs.front(), "a scheme needs loops, not only P");
   b.isa = isa;
   SchemeChecker(b).check();
+  checkPackings(b, packings);
   return b;
 }
 

@@ -46,9 +46,18 @@ int registersNeeded(const Contraction& contraction, const RegisterTileShape& til
 // 0 on AVX-512, whose FMA reads a broadcast or a vector from memory; 1 otherwise.
 int streamedRegisters(const VectorIsa& isa);
 
+// A P_X specifier: operand X is packed right before loop specifier `before`
+// (an index into BoundScheme::scheme.specs, which holds no P).
+struct Packing {
+  std::string tensor;
+  size_t before = 0;
+};
+
 struct BoundScheme {
   const Contraction* contraction = nullptr;
-  Scheme scheme;
+  Scheme original;  // as given, P specifiers included
+  Scheme scheme;    // the loop specifiers (no P)
+  std::vector<Packing> packings;
   VectorIsa isa;
   size_t registerTileStart = 0;  // index of the first U or V (specs.size() if none)
 
@@ -61,7 +70,13 @@ struct BoundScheme {
   // Every binding the parameters take at the register tile (one empty
   // binding when the scheme has no lambda).
   std::vector<Bindings> allBindings() const;
+  // Index of the first of the reduction loops right above the register tile
+  // (which run inside the micro-kernel, on its accumulators), not above `first`.
+  size_t accumulationStart(size_t first = 0) const;
 };
+
+// Elements of the box `access` reads over the given extents (a span per subscript).
+double footprintElements(const TensorAccess& access, const Extents& extents);
 
 // UserError located in the scheme's text for every rule it breaks.
 BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa);

@@ -1,22 +1,6 @@
 #include "microkernel/DataMovementModel.h"
 
-#include <cstdlib>
-
 namespace tessel::microkernel {
-
-double footprint(const TensorAccess& access, const Extents& extents) {
-  double elements = 1;
-  for (const auto& subscript : access.subscripts) {
-    double span = 1;
-    for (const auto& [dim, coeff] : subscript.coeffs) {
-      auto it = extents.find(dim);
-      if (it != extents.end())
-        span += static_cast<double>(std::llabs(coeff)) * static_cast<double>(it->second - 1);
-    }
-    elements *= span;
-  }
-  return elements;
-}
 
 namespace {
 
@@ -47,7 +31,7 @@ DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& le
     size_t fit = positions;
     for (size_t j = 0; j <= positions; ++j) {
       double bytes = 0;
-      for (const auto& o : operands) bytes += footprint(*o.access, extents[j]) * elementBytes;
+      for (const auto& o : operands) bytes += footprintElements(*o.access, extents[j]) * elementBytes;
       if (bytes <= level.bytes) {
         fit = j;
         break;
@@ -62,7 +46,7 @@ DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& le
         moved = moved || o.access->stride(s.dim) != 0;
         if (moved) fetches *= trips[i];
       }
-      volume += o.weight * footprint(*o.access, extents[fit]) * elementBytes * fetches;
+      volume += o.weight * footprintElements(*o.access, extents[fit]) * elementBytes * fetches;
     }
     m.bytesPerLevel.push_back(volume);
     m.cost += volume * level.costPerByte;

@@ -30,7 +30,4 @@ struct DataMovement {
 
 DataMovement estimateDataMovement(const BoundScheme& scheme, const std::vector<CacheLevel>& levels);
 
-// Footprint in elements of `access` over a box of the given extents.
-double footprint(const TensorAccess& access, const Extents& extents);
-
 }  // namespace tessel::microkernel

@@ -117,13 +117,14 @@ class SchemeParser {
       if (s.branches.size() < 2) fail(s.offset, "a lambda needs at least two (repetitions, value) pairs");
       return s;
     }
-    if (pos_ >= text_.size()) fail("expected a specifier (R_d, T_{n,d}, U_{n,d}, V_d or lambda_d)");
+    if (pos_ >= text_.size()) fail("expected a specifier (R_d, T_{n,d}, U_{n,d}, V_d, P_X or lambda_d)");
     char letter = text_[pos_];
     switch (letter) {
       case 'R':
       case 'V':
+      case 'P':
         ++pos_;
-        s.kind = letter == 'R' ? SpecKind::R : SpecKind::V;
+        s.kind = letter == 'R' ? SpecKind::R : letter == 'V' ? SpecKind::V : SpecKind::P;
         s.dim = subscriptDim();
         return s;
       case 'T':
@@ -138,7 +139,7 @@ class SchemeParser {
         expect("}", "after the dimension");
         return s;
       default:
-        fail("expected a specifier (R_d, T_{n,d}, U_{n,d}, V_d or lambda_d)");
+        fail("expected a specifier (R_d, T_{n,d}, U_{n,d}, V_d, P_X or lambda_d)");
     }
   }
 
@@ -161,6 +162,8 @@ std::string toString(const Specifier& s) {
       return "R_" + s.dim;
     case SpecKind::V:
       return "V_" + s.dim;
+    case SpecKind::P:
+      return "P_" + s.dim;
     case SpecKind::T:
     case SpecKind::U:
       return std::string(s.kind == SpecKind::T ? "T" : "U") + "_{" + factorText(s.factor) + "," + s.dim + "}";

@@ -5,6 +5,9 @@
 //   T_{n,d}    loop of exactly n iterations along d
 //   U_{n,d}    the same, fully unrolled (a register tile)
 //   V_d        vectorized along d (the vector length); innermost, at most once
+//   P_X        pack: copy what the specifiers inside read of operand X into a
+//              contiguous per-thread buffer (its box, in X's dimension
+//              order) and read the copy there (paper 002 §4's future work)
 //   lambda_d p.[(r1,a1),(r2,a2),...]   (also written λseq_d)
 //              a sequence of loops along d: loop i runs r_i times with the
 //              parameter p, used by factors further in, bound to a_i
@@ -21,7 +24,7 @@
 
 namespace tessel::microkernel {
 
-enum class SpecKind { R, T, U, V, Seq };
+enum class SpecKind { R, T, U, V, Seq, P };
 
 struct Factor {
   int64_t value = 0;  // when param is empty
@@ -30,8 +33,8 @@ struct Factor {
 
 struct Specifier {
   SpecKind kind = SpecKind::T;
-  std::string dim;
-  Factor factor;  // T, U
+  std::string dim;  // P: the operand tensor
+  Factor factor;    // T, U
   // Seq: the bound parameter and its (repetitions, value) pairs.
   std::string param;
   std::vector<std::pair<int64_t, int64_t>> branches;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace tessel::microkernel {
@@ -19,33 +20,55 @@ VectorSpelling spellingFor(const VectorIsa& isa) {
   return {"__m256", "_mm256_loadu_ps", "_mm256_storeu_ps", "_mm256_set1_ps", "_mm256_fmadd_ps"};
 }
 
+// How the code reads one operand: the tensor itself, or a packed copy of
+// its box (P_X), whose offsets count only the loops inside the packing.
+struct OperandView {
+  TensorAccess access;
+  std::string base;                 // the pointer the offsets apply to
+  std::set<std::string> outerVars;  // loop variables fixed where the copy was made
+};
+
 class SchemeEmitter {
  public:
   SchemeEmitter(const BoundScheme& b, const SchemeCodeOptions& o) : b_(b), c_(*b.contraction), options_(o) {}
 
   std::string emit() {
-    os_ << "static void " << options_.functionName
+    std::ostringstream body;
+    std::swap(os_, body);
+    State state;
+    state.views = {{c_.lhs, "lhs", {}}, {c_.rhs, "rhs", {}}};
+    emitFrom(0, {}, state, 1, parallelLoops());
+    std::swap(os_, body);
+    // Each packing's per-thread buffer, grown as needed and kept for the next call.
+    for (size_t n = 0; n < packCount_; ++n)
+      os_ << "static _Thread_local float* " << options_.functionName << "_pack" << n << ";\n"
+          << "static _Thread_local long " << options_.functionName << "_pack" << n << "_size;\n";
+    os_ << "static int " << options_.functionName
         << "(float* restrict out, const float* restrict lhs, const float* restrict rhs) {\n";
-    os_ << "  /* " << toString(b_.scheme) << " */\n";
-    // Each dimension's index is the sum of the loop variables along it.
-    std::map<std::string, std::vector<std::string>> vars;
-    emitFrom(0, {}, vars, 1, parallelLoops());
-    os_ << "}\n";
+    os_ << "  /* " << toString(b_.original) << " */\n";
+    if (packCount_ > 0) os_ << "  int failed = 0;\n";
+    os_ << body.str();
+    os_ << "  return " << (packCount_ > 0 ? "failed" : "0") << ";\n}\n";
     return os_.str();
   }
 
  private:
   using Vars = std::map<std::string, std::vector<std::string>>;
+  struct State {
+    Vars vars;                       // each dimension's index is the sum of the loop variables along it
+    std::vector<OperandView> views;  // lhs, rhs
+  };
 
   // The outermost loops over output dimensions (and reduction loops of one
-  // iteration), all T or R: collapsed into one parallel loop.
+  // iteration), all T or R, up to the first packing inside them: collapsed
+  // into one parallel loop.
   int parallelLoops() const {
     if (!options_.parallel) return 0;
     int count = 0;
     int64_t iterations = 1;
-    for (size_t i = 0; i < accumulationStart(0); ++i) {
+    for (size_t i = 0; i < b_.accumulationStart(0); ++i) {
       const Specifier& s = b_.scheme.specs[i];
-      if (s.kind == SpecKind::Seq) break;
+      if (s.kind == SpecKind::Seq || (i > 0 && packsBefore(i))) break;
       int64_t trips = b_.trips(i, {});
       // A reduction loop of one iteration is no reduction: it may sit in the collapsed nest.
       if (c_.dim(s.dim)->reduction && trips > 1) break;
@@ -55,23 +78,32 @@ class SchemeEmitter {
     return iterations > 1 ? count : 0;
   }
 
+  bool packsBefore(size_t index) const {
+    return std::any_of(b_.packings.begin(), b_.packings.end(),
+                       [&](const Packing& p) { return p.before == index; });
+  }
+
   static std::string pad(int depth) { return std::string(2 * static_cast<size_t>(depth), ' '); }
 
-  std::string indexOf(const std::string& dim, const Vars& vars) const {
-    auto it = vars.find(dim);
-    if (it == vars.end() || it->second.empty()) return "0";
+  std::string indexOf(const std::string& dim, const Vars& vars, const std::set<std::string>& skip) const {
     std::string text;
-    for (const auto& v : it->second) text += (text.empty() ? "" : " + ") + v;
+    auto it = vars.find(dim);
+    if (it != vars.end())
+      for (const auto& v : it->second)
+        if (!skip.count(v)) text += (text.empty() ? "" : " + ") + v;
     return text;
   }
 
-  // The element offset of `access` where the dimensions have the loop variables' values.
-  std::string offsetOf(const TensorAccess& access, const Vars& vars) const {
+  // The element offset of `access` where the dimensions have the loop
+  // variables' values (those in `skip` counted as 0).
+  std::string offsetOf(const TensorAccess& access, const Vars& vars,
+                       const std::set<std::string>& skip = {}) const {
     std::string text = std::to_string(access.offset({}));
     for (const auto& d : c_.dims) {
       int64_t stride = access.stride(d.name);
-      if (stride == 0 || !vars.count(d.name)) continue;
-      text += " + " + std::to_string(stride) + "L * (" + indexOf(d.name, vars) + ")";
+      std::string index = indexOf(d.name, vars, skip);
+      if (stride == 0 || index.empty()) continue;
+      text += " + " + std::to_string(stride) + "L * (" + index + ")";
     }
     return text;
   }
@@ -80,20 +112,72 @@ class SchemeEmitter {
     return "i_" + s.dim + "_" + std::to_string(index);
   }
 
-  // Where the micro-kernel starts: the reduction loops right above the
-  // register tile (not above `first`) run inside it, on its accumulators.
-  size_t accumulationStart(size_t first) const {
-    size_t start = b_.registerTileStart;
-    while (start > first) {
-      const Specifier& s = b_.scheme.specs[start - 1];
-      if (s.kind == SpecKind::Seq || !c_.dim(s.dim)->reduction) break;
-      --start;
+  // The packings placed before specifier `index`: each copies its operand's
+  // box under the loops so far into the thread's buffer, then reads it there.
+  void emitPackings(size_t index, const Bindings& bindings, State& state, int depth) {
+    for (const auto& packing : b_.packings) {
+      if (packing.before != index) continue;
+      OperandView& view = state.views[packing.tensor == c_.lhs.tensor ? 0 : 1];
+      Extents inner = b_.extentsFrom(index, bindings);
+      TensorAccess packed{view.access.tensor, {}, view.access.subscripts};
+      for (auto& subscript : packed.subscripts) {
+        int64_t span = 1;
+        for (const auto& [dim, coeff] : subscript.coeffs) span += coeff * (inner[dim] - 1);
+        packed.shape.push_back(span);
+        subscript.constant = 0;
+      }
+      int64_t elements = 1;
+      for (int64_t span : packed.shape) elements *= span;
+      std::string buffer = options_.functionName + "_pack" + std::to_string(packCount_);
+      std::string local = "pack" + std::to_string(packCount_++);
+      std::string p = pad(depth);
+      os_ << p << "/* P_" << packing.tensor << ": its " << elements << "-element box, packed */\n";
+      os_ << p << "if (" << buffer << "_size < " << elements << ") {\n"
+          << p << "  free(" << buffer << ");\n"
+          << p << "  " << buffer << " = (float*)aligned_alloc(64, " << (elements * 4 + 63) / 64 * 64 << ");\n"
+          << p << "  " << buffer << "_size = " << buffer << " ? " << elements << " : 0;\n"
+          << p << "}\n";
+      os_ << p << "if (!" << buffer << ") failed = 1;\n";
+      os_ << p << "float* restrict " << local << " = " << buffer << " ? " << buffer << " : 0;\n";
+      os_ << p << "if (" << local << ") {\n";
+      os_ << p << "  const float* restrict from = " << view.base << " + "
+          << offsetOf(view.access, state.vars, view.outerVars) << ";\n";
+      // The box row by row: the last subscript innermost, contiguous on both sides.
+      std::string to = "0", source = "0";
+      std::vector<int64_t> tensorStrides(packed.shape.size(), 1);
+      for (size_t k = view.access.shape.size(); k-- > 1;)
+        tensorStrides[k - 1] = tensorStrides[k] * view.access.shape[k];
+      for (size_t k = 0; k < packed.shape.size(); ++k) {
+        std::string q = "q" + std::to_string(k);
+        os_ << pad(depth + 1 + static_cast<int>(k)) << "for (long " << q << " = 0; " << q << " < "
+            << packed.shape[k] << "; ++" << q << ")\n";
+        to = "(" + to + ") * " + std::to_string(packed.shape[k]) + " + " + q;
+        source += " + " + std::to_string(tensorStrides[k]) + "L * " + q;
+      }
+      os_ << pad(depth + 1 + static_cast<int>(packed.shape.size())) << local << "[" << to << "] = from["
+          << source << "];\n";
+      os_ << p << "}\n";
+      std::set<std::string> outer;
+      for (const auto& [dim, names] : state.vars) outer.insert(names.begin(), names.end());
+      view = {packed, local, outer};
     }
-    return start;
   }
 
-  void emitFrom(size_t first, const Bindings& bindings, Vars vars, int depth, int parallel) {
-    if (first == accumulationStart(first)) return emitMicroKernel(first, bindings, vars, depth);
+  void emitFrom(size_t first, const Bindings& bindings, State state, int depth, int parallel) {
+    if (packsBefore(first)) {
+      os_ << pad(depth) << "{\n";
+      emitPackings(first, bindings, state, depth + 1);
+      // A failed allocation skips the work: the caller reports it.
+      os_ << pad(depth + 1) << "if (!failed) {\n";
+      emitAt(first, bindings, state, depth + 2, parallel);
+      os_ << pad(depth + 1) << "}\n" << pad(depth) << "}\n";
+      return;
+    }
+    emitAt(first, bindings, state, depth, parallel);
+  }
+
+  void emitAt(size_t first, const Bindings& bindings, State state, int depth, int parallel) {
+    if (first == b_.accumulationStart(first)) return emitMicroKernel(first, bindings, state, depth);
     const Specifier& s = b_.scheme.specs[first];
     std::string var = loopVar(s, first);
     if (s.kind == SpecKind::Seq) {
@@ -104,9 +188,9 @@ class SchemeEmitter {
         int64_t step = b_.extentsFrom(first + 1, inner)[s.dim];
         os_ << pad(depth) << "/* " << s.param << " = " << value << " */\n";
         emitLoop(var, start, start + repetitions * step, step, depth, 0);
-        Vars innerVars = vars;
-        innerVars[s.dim].push_back(var);
-        emitFrom(first + 1, inner, innerVars, depth + 1, 0);
+        State innerState = state;
+        innerState.vars[s.dim].push_back(var);
+        emitFrom(first + 1, inner, innerState, depth + 1, 0);
         os_ << pad(depth) << "}\n";
         start += repetitions * step;
       }
@@ -114,8 +198,8 @@ class SchemeEmitter {
     }
     int64_t step = b_.extentsFrom(first + 1, bindings)[s.dim];
     emitLoop(var, 0, b_.trips(first, bindings) * step, step, depth, parallel);
-    vars[s.dim].push_back(var);
-    emitFrom(first + 1, bindings, vars, depth + 1, 0);  // collapse(parallel) covers the loops inside
+    state.vars[s.dim].push_back(var);
+    emitFrom(first + 1, bindings, state, depth + 1, 0);  // collapse(parallel) covers the loops inside
     os_ << pad(depth) << "}\n";
   }
 
@@ -129,14 +213,14 @@ class SchemeEmitter {
 
   // Accumulators loaded from the output, the reduction loops from `first` to
   // the register tile, the unrolled products, the accumulators stored back.
-  void emitMicroKernel(size_t first, const Bindings& bindings, Vars vars, int depth) {
+  void emitMicroKernel(size_t first, const Bindings& bindings, State state, int depth) {
     RegisterTileShape tile = b_.registerTile(bindings);
     bool vector = !tile.vectorDim.empty();
     VectorSpelling v = spellingFor(b_.isa);
     std::string type = vector ? v.type : "float";
     std::string p = pad(depth);
     os_ << p << "{\n";
-    os_ << p << "  float* restrict o = out + " << offsetOf(c_.output, vars) << ";\n";
+    os_ << p << "  float* restrict o = out + " << offsetOf(c_.output, state.vars) << ";\n";
     for (size_t a = 0; a < tile.accumulators.size(); ++a) {
       int64_t offset =
           c_.output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - c_.output.offset({});
@@ -150,15 +234,19 @@ class SchemeEmitter {
       std::string var = loopVar(s, i);
       int64_t step = b_.extentsFrom(i + 1, bindings)[s.dim];
       emitLoop(var, 0, b_.trips(i, bindings) * step, step, inner, 0);
-      vars[s.dim].push_back(var);
+      state.vars[s.dim].push_back(var);
       ++inner;
     }
     std::string q = pad(inner);
-    os_ << q << "const float* restrict a = lhs + " << offsetOf(c_.lhs, vars) << ";\n";
-    os_ << q << "const float* restrict b = rhs + " << offsetOf(c_.rhs, vars) << ";\n";
+    const OperandView& lhs = state.views[0];
+    const OperandView& rhs = state.views[1];
+    os_ << q << "const float* restrict a = " << lhs.base << " + "
+        << offsetOf(lhs.access, state.vars, lhs.outerVars) << ";\n";
+    os_ << q << "const float* restrict b = " << rhs.base << " + "
+        << offsetOf(rhs.access, state.vars, rhs.outerVars) << ";\n";
     bool keepLeft = keepsLeftOperand(c_, tile);
-    const TensorAccess& kept = keepLeft ? c_.lhs : c_.rhs;
-    const TensorAccess& streamed = keepLeft ? c_.rhs : c_.lhs;
+    const TensorAccess& kept = keepLeft ? lhs.access : rhs.access;
+    const TensorAccess& streamed = keepLeft ? rhs.access : lhs.access;
     std::string keptPtr = keepLeft ? "a" : "b", streamedPtr = keepLeft ? "b" : "a";
     auto value = [&](const TensorAccess& access, const std::string& ptr, int64_t offset) {
       std::string element = ptr + "[" + std::to_string(offset) + "]";
@@ -215,6 +303,7 @@ class SchemeEmitter {
   const Contraction& c_;
   const SchemeCodeOptions& options_;
   std::ostringstream os_;
+  size_t packCount_ = 0;
 };
 
 }  // namespace

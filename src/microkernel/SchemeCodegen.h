@@ -20,9 +20,11 @@ struct SchemeCodeOptions {
   bool parallel = true;
 };
 
-// `static void NAME(float* restrict out, const float* restrict lhs, const
+// `static int NAME(float* restrict out, const float* restrict lhs, const
 // float* restrict rhs)`: out += lhs * rhs over the contraction's domain, the
-// pointers to the dense tensors of the contraction's accesses.
+// pointers to the dense tensors of the contraction's accesses. It returns 0,
+// or 1 when a packing buffer (P_X) could not be allocated (then it computed
+// nothing). Packing buffers are per thread, kept from call to call.
 std::string generateSchemeC(const BoundScheme& scheme, const SchemeCodeOptions& options);
 
 }  // namespace tessel::microkernel

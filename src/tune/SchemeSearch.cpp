@@ -23,6 +23,9 @@ using microkernel::Contraction;
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
 constexpr size_t kCoveringsPerClass = 3;
+// Rows of the unrolled dimension per packed block (BLIS's mc), at least and at most.
+constexpr int64_t kMinBlockRows = 48;
+constexpr int64_t kMaxBlockRows = 256;
 
 std::vector<microkernel::CacheLevel> cacheLevels(const target::Hardware& hardware) {
   std::vector<microkernel::CacheLevel> levels;
@@ -152,6 +155,18 @@ class Enumerator {
         covers.push_back({1, 1, 1, 0, 0});
       } else {
         covers = microkernel::coverings(uExtent, cls.betaMin, cls.betaMax, kCoveringsPerClass);
+        // Blocks of the unrolled dimension whose packed rows stay in L2 (BLIS's
+        // mc): the covering with the fewest tiles for each such block count.
+        for (int64_t blocks = 2; blocks <= uExtent; ++blocks) {
+          if (uExtent % blocks != 0 || uExtent / blocks > kMaxBlockRows || uExtent / blocks < kMinBlockRows)
+            continue;
+          std::vector<microkernel::Covering> inBlock =
+              microkernel::coverings(uExtent / blocks, cls.betaMin, cls.betaMax, 1);
+          if (inBlock.empty()) continue;
+          microkernel::Covering blocked = inBlock.front();
+          blocked.outer *= blocks;
+          covers.push_back(blocked);
+        }
         // A dimension shorter than the class: one tile of its whole extent (paper 002 §4's fallback).
         if (covers.empty() && uExtent < cls.betaMin) covers.push_back({1, uExtent, 1, 0, 0});
       }
@@ -211,8 +226,26 @@ class Enumerator {
             cOut + others + vOut + uOuter + vIn + uInner + tail,
         };
         for (const auto& text : orders) consider(text);
+        // BLIS's order with packing (paper 002 §4's future work): a panel of
+        // the vector operand packed under the vector and channel blocks, a
+        // block of the broadcast one under the unrolled dimension's blocks.
+        if (!uOuter.empty()) {
+          std::string packVector = "P_" + vectorOperand(roles) + ", ";
+          std::string packBroadcast = "P_" + broadcastOperand(roles) + ", ";
+          consider(others + vOut + cOut + packVector + uOuter + packBroadcast + vIn + uInner + tail);
+          consider(others + vOut + cOut + packVector + uOuter + vIn + uInner + tail);
+          consider(others + vOut + packVector + uOuter + vIn + uInner + cOut + tail);
+        }
       }
     (void)family;
+  }
+
+  // The operand read as vectors along the vector dimension, and the other one.
+  std::string vectorOperand(const Roles& roles) const {
+    return c_.lhs.stride(roles.vector) != 0 ? c_.lhs.tensor : c_.rhs.tensor;
+  }
+  std::string broadcastOperand(const Roles& roles) const {
+    return c_.lhs.stride(roles.vector) != 0 ? c_.rhs.tensor : c_.lhs.tensor;
   }
 
   void consider(const std::string& text) {

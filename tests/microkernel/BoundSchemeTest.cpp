@@ -134,6 +134,46 @@ TEST(BoundScheme, EveryRuleBrokenIsLocatedAndExplained) {
       "the register tile unrolls 612 multiply-adds per step; at most 512");
 }
 
+TEST(BoundScheme, PackingsAreTakenOutOfTheLoopsAndChecked) {
+  te::Program p = front::testing::lowerText(kConvNhwc);
+  Contraction c = contractionOf(p);
+  BoundScheme b = bindScheme(c,
+                             parseScheme("R_n, T_{16,k}, P_Wt, R_h, R_w, P_I, T_{3,r}, T_{3,s}, T_{256,c}, "
+                                         "U_{2,k}, V_k",
+                                         "x"),
+                             vectorIsaNamed("avx512"));
+  ASSERT_EQ(b.packings.size(), 2u);
+  EXPECT_EQ(b.packings[0].tensor, "Wt");
+  EXPECT_EQ(b.packings[0].before, 2u);
+  EXPECT_EQ(b.packings[1].before, 4u);
+  EXPECT_EQ(b.scheme.specs.size(), 9u);
+  EXPECT_EQ(toString(b.original).substr(0, 19), "R_n, T_{16,k}, P_Wt");
+  const std::string loops = "R_n, R_h, R_w, R_k, R_c, T_{3,r}, T_{3,s}";
+  auto has = [&](const std::string& scheme, const std::string& text) {
+    std::string e = bindError(c, scheme);
+    EXPECT_NE(e.find(text), std::string::npos) << e;
+  };
+  has("P_O, " + loops, "P_O packs the output; only the operands (I, Wt) can be packed");
+  has("P_X, " + loops, "'X' is not an operand of the contraction (I, Wt)");
+  has("P_I, R_n, P_I, R_h, R_w, R_k, R_c, T_{3,r}, T_{3,s}", "I is packed twice");
+  has("R_n, R_h, R_w, R_k, R_c, T_{3,r}, P_I, T_{3,s}",
+      "P_I must come before the reduction loops right above the register tile");
+  has("P_Wt", "a scheme needs loops, not only P");
+  EXPECT_EQ(bindError(c, "P_I, " + loops), "");  // the whole input, 1.3 MiB
+
+  Contraction big = contractionOf(front::testing::lowerText(
+      "# sizes: M=8192 N=16 K=4096\n"
+      "def mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n"));
+  std::string e = bindError(big, "P_A, R_m, R_n, R_k");
+  EXPECT_NE(e.find("P_A would copy 134217728 bytes per thread; at most 64 MiB"), std::string::npos) << e;
+  EXPECT_EQ(bindError(big, "R_m, P_A, R_n, R_k"), "");
+  Contraction backwards = contractionOf(front::testing::lowerText(
+      "# sizes: N=8\n"
+      "def f(float(N, N) A, float(N) B) -> (C) {\n  C(i) +=! A(7 - i, j) * B(j)\n}\n"));
+  e = bindError(backwards, "P_A, R_i, R_j");
+  EXPECT_NE(e.find("P_A: A is read backwards along i"), std::string::npos) << e;
+}
+
 TEST(BoundScheme, VectorAccessesMustBeContiguousOrInvariant) {
   te::Program p = front::testing::lowerText(
       "# sizes: N=1 C=8 K=16 HI=9 WI=33\n"

@@ -23,9 +23,9 @@ TEST(DataMovementModel, FootprintsOfWindowsAndStrides) {
       "def f(float(HI, WI, C) I, float(3, 3, C, K) W) -> (O) {\n"
       "  O(h, w, k) +=! I(h + r, 2 * w + s, c) * W(r, s, c, k) where h in 0:18, w in 0:20\n}\n");
   Extents e = {{"h", 4}, {"w", 5}, {"k", 16}, {"r", 3}, {"s", 3}, {"c", 8}};
-  EXPECT_DOUBLE_EQ(footprint(c.lhs, e), (4 + 3 - 1) * (2 * 4 + 3) * 8.0);
-  EXPECT_DOUBLE_EQ(footprint(c.rhs, e), 3 * 3 * 8 * 16.0);
-  EXPECT_DOUBLE_EQ(footprint(c.output, e), 4 * 5 * 16.0);
+  EXPECT_DOUBLE_EQ(footprintElements(c.lhs, e), (4 + 3 - 1) * (2 * 4 + 3) * 8.0);
+  EXPECT_DOUBLE_EQ(footprintElements(c.rhs, e), 3 * 3 * 8 * 16.0);
+  EXPECT_DOUBLE_EQ(footprintElements(c.output, e), 4 * 5 * 16.0);
 }
 
 TEST(DataMovementModel, WhatFitsMovesOnceAndBlockingMovesLess) {

@@ -34,6 +34,14 @@ TEST(Scheme, ParsesThePapersConvolutionScheme) {
             "U_{b,h}, U_{2,k}, V_k");
 }
 
+TEST(Scheme, PackingSpecifiersNameATensor) {
+  Scheme s = parseScheme("T_{4,k}, P_B, R_m, P_{A}, T_{64,k}, U_{6,m}, V_n", "x");
+  ASSERT_EQ(s.specs.size(), 7u);
+  EXPECT_EQ(s.specs[1].kind, SpecKind::P);
+  EXPECT_EQ(s.specs[1].dim, "B");
+  EXPECT_EQ(toString(s), "T_{4,k}, P_B, R_m, P_A, T_{64,k}, U_{6,m}, V_n");
+}
+
 TEST(Scheme, PrintedTextParsesBackToTheSameScheme) {
   std::string text = "R_j, lambda_i a.[(12,6),(8,7)], T_{64,k}, U_{a,i}, U_{2,j}, V_j";
   Scheme s = parseScheme(text, "x");

@@ -51,6 +51,11 @@ TEST(GraftMicroKernels, MatmulsOfAwkwardShapesMatchTheInterpreter) {
       {"M=5 N=3 K=12", "R_k, R_m, R_n, U_{4,k}, U_{3,n}"},
       // Reduction outermost: each pass over k adds to the stored accumulators.
       {"M=16 N=64 K=9", "T_{3,k}, R_m, R_n, T_{3,k}, U_{2,m}, U_{4,n}, V_n"},
+      // Packed panels (BLIS's order): B under the k and n blocks, A under the m blocks.
+      {"M=26 N=64 K=21",
+       "T_{2,n}, T_{3,k}, P_B, T_{2,m}, P_A, lambda_m a.[(1,6),(1,7)], T_{7,k}, U_{a,m}, U_{2,n}, V_n"},
+      {"M=13 N=32 K=5", "P_A, P_B, lambda_m a.[(1,6),(1,7)], R_n, R_k, U_{a,m}, U_{2,n}, V_n"},
+      {"M=7 N=5 K=3", "R_m, P_B, R_n, R_k"},
   };
   for (const auto& [sizes, scheme] : cases)
     expectGraftedAndCorrect(sized(sizes, kMatmul), withScheme(scheme));
@@ -78,6 +83,10 @@ TEST(GraftMicroKernels, ConvolutionsInEveryLayoutTheRulesAllow) {
                           withScheme("R_n, R_h, R_w, R_c, R_r, R_s, V_k"));
   expectGraftedAndCorrect(sized("N=1 HI=15 WI=11 CI=5 K=48 R=3 S=3", strided),
                           withScheme("R_n, R_h, R_w, T_{5,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{3,k}, V_k"));
+  // Packed: the strided input's rows (a box twice as wide as the outputs), the weights per k block.
+  expectGraftedAndCorrect(
+      sized("N=1 HI=15 WI=11 CI=5 K=48 R=3 S=3", strided),
+      withScheme("R_n, T_{3,k}, P_Wt, R_h, P_I, R_w, T_{5,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{1,k}, V_k"));
   // NCHW: the output and the input are contiguous along w, the weights broadcast.
   expectGraftedAndCorrect(sized("N=1 HI=9 WI=34 CI=13 K=4 R=3 S=3", nchw),
                           withScheme("R_n, R_h, R_c, T_{3,r}, U_{3,s}, U_{4,k}, U_{2,w}, V_w"));
@@ -107,7 +116,7 @@ TEST(GraftMicroKernels, EpiloguesRunAfterTheGraftedContractionUnderEveryFusion) 
     o.bastelnRedundancy = 1;
     testing::CheckedProgram r = compileAndCheck(tc, o);
     EXPECT_TRUE(r.check.pass) << driver::fusionName(fusion) << "\n" << r.check.failures;
-    EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(O, I, Wt);"), std::string::npos);
+    EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(O, I, Wt))"), std::string::npos);
     if (fusion == driver::Fusion::Basteln) {
       EXPECT_TRUE(r.has("S1 not recomputed in")) << r.program.explanation;
     }
@@ -121,7 +130,7 @@ TEST(GraftMicroKernels, SchemesThatNameTheirContraction) {
                                "  E(m, j) +=! C(m, n) * D(n, j)\n}\n");
   testing::CheckedProgram r = compileAndCheck(tc, withScheme(" E : R_m, R_j, R_n, V_j"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
-  EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(E, C, D);"), std::string::npos);
+  EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(E, C, D))"), std::string::npos);
   std::string e = errorOf(tc, "R_m, R_n, R_k");
   EXPECT_NE(e.find("--scheme: the program has several contractions (C (line 3), E (line 4)); name one before "
                    "the scheme, as in \"C: R_...\""),
