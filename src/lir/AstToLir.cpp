@@ -267,7 +267,7 @@ class AstTranslator {
       if (auto site = plan_.siteOfMark(name)) return promotion(m, *site, marks);
       if (const target::GraftedMicroKernel* k = microKernels_.ofMark(name)) {
         helpers.push_back(k->source);
-        return call(k->function, {k->output, k->lhs, k->rhs});
+        return call(k->function, k->arguments);
       }
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
       if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;

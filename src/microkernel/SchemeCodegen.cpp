@@ -11,13 +11,15 @@ namespace {
 
 // How the micro-kernel spells its vector operations.
 struct VectorSpelling {
-  std::string type, load, store, broadcast, fma;
+  std::string type, load, store, broadcast, fma, zero;
 };
 
 VectorSpelling spellingFor(const VectorIsa& isa) {
   if (isa.name == "avx512")
-    return {"__m512", "_mm512_loadu_ps", "_mm512_storeu_ps", "_mm512_set1_ps", "_mm512_fmadd_ps"};
-  return {"__m256", "_mm256_loadu_ps", "_mm256_storeu_ps", "_mm256_set1_ps", "_mm256_fmadd_ps"};
+    return {"__m512",         "_mm512_loadu_ps", "_mm512_storeu_ps",
+            "_mm512_set1_ps", "_mm512_fmadd_ps", "_mm512_setzero_ps"};
+  return {"__m256",         "_mm256_loadu_ps", "_mm256_storeu_ps",
+          "_mm256_set1_ps", "_mm256_fmadd_ps", "_mm256_setzero_ps"};
 }
 
 // How the code reads one operand: the tensor itself, or a packed copy of
@@ -44,7 +46,11 @@ class SchemeEmitter {
       os_ << "static _Thread_local float* " << options_.functionName << "_pack" << n << ";\n"
           << "static _Thread_local long " << options_.functionName << "_pack" << n << "_size;\n";
     os_ << "static int " << options_.functionName
-        << "(float* restrict out, const float* restrict lhs, const float* restrict rhs) {\n";
+        << "(float* restrict out, const float* restrict lhs, const float* restrict rhs";
+    if (options_.epilogue)
+      for (size_t t = 0; t < options_.epilogue->tensors().size(); ++t)
+        os_ << ", const float* restrict e" << t;
+    os_ << ") {\n";
     os_ << "  /* " << toString(b_.original) << " */\n";
     if (packCount_ > 0) os_ << "  int failed = 0;\n";
     os_ << body.str();
@@ -219,14 +225,17 @@ class SchemeEmitter {
     VectorSpelling v = spellingFor(b_.isa);
     std::string type = vector ? v.type : "float";
     std::string p = pad(depth);
+    const Epilogue* epilogue = options_.epilogue;
+    const TensorAccess& output = epilogue ? epilogue->output : c_.output;
     os_ << p << "{\n";
-    os_ << p << "  float* restrict o = out + " << offsetOf(c_.output, state.vars) << ";\n";
+    os_ << p << "  float* restrict o = out + " << offsetOf(output, state.vars) << ";\n";
     for (size_t a = 0; a < tile.accumulators.size(); ++a) {
       int64_t offset =
-          c_.output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - c_.output.offset({});
-      os_ << p << "  " << type << " acc" << a << " = "
-          << (vector ? v.load + "(o + " + std::to_string(offset) + ")" : "o[" + std::to_string(offset) + "]")
-          << ";\n";
+          output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - output.offset({});
+      std::string init = epilogue ? (vector ? v.zero + "()" : "0.0f")
+                                  : (vector ? v.load + "(o + " + std::to_string(offset) + ")"
+                                            : "o[" + std::to_string(offset) + "]");
+      os_ << p << "  " << type << " acc" << a << " = " << init << ";\n";
     }
     int inner = depth + 1;
     for (size_t i = first; i < b_.registerTileStart; ++i) {
@@ -288,13 +297,49 @@ class SchemeEmitter {
       os_ << q << "}\n";
     }
     for (int d = inner - 1; d > depth; --d) os_ << pad(d) << "}\n";
+    if (epilogue) return emitEpilogue(*epilogue, tile, state, depth);
     for (size_t a = 0; a < tile.accumulators.size(); ++a) {
       int64_t offset =
-          c_.output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - c_.output.offset({});
+          output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - output.offset({});
       if (vector)
         os_ << p << "  " << v.store << "(o + " << offset << ", acc" << a << ");\n";
       else
         os_ << p << "  o[" << offset << "] = acc" << a << ";\n";
+    }
+    os_ << p << "}\n";
+  }
+
+  // Each accumulator through the epilogue, lane by lane, into the output.
+  void emitEpilogue(const Epilogue& ep, const RegisterTileShape& tile, const State& state, int depth) {
+    std::string p = pad(depth);
+    std::vector<std::string> tensors = ep.tensors();
+    auto pointOffset = [](const TensorAccess& access, const Extents& point) {
+      return access.offset({point.begin(), point.end()}) - access.offset({});
+    };
+    bool vector = !tile.vectorDim.empty();
+    for (size_t a = 0; a < tile.accumulators.size(); ++a) {
+      const Extents& point = tile.accumulators[a];
+      std::string lane = vector ? " + l" : "";
+      auto element = [&](size_t k) {
+        const EpilogueRead& r = ep.reads[k];
+        size_t t =
+            static_cast<size_t>(std::find(tensors.begin(), tensors.end(), r.access.tensor) - tensors.begin());
+        int64_t stride = vector ? r.access.stride(tile.vectorDim) : 0;
+        return "e" + std::to_string(t) + "[" + offsetOf(r.access, state.vars) + " + " +
+               std::to_string(pointOffset(r.access, point)) +
+               (stride ? " + " + std::to_string(stride) + "L * l" : "") + "]";
+      };
+      std::string o = "o[" + std::to_string(pointOffset(ep.output, point)) + lane + "]";
+      if (!vector) {
+        os_ << p << "  " << o << " = " << epilogueC(ep, "acc" + std::to_string(a), element) << ";\n";
+        continue;
+      }
+      os_ << p << "  {\n"
+          << p << "    float t[" << tile.lanes << "];\n"
+          << p << "    " << spellingFor(b_.isa).store << "(t, acc" << a << ");\n"
+          << p << "    for (long l = 0; l < " << tile.lanes << "; ++l) " << o << " = "
+          << epilogueC(ep, "t[l]", element) << ";\n"
+          << p << "  }\n";
     }
     os_ << p << "}\n";
   }

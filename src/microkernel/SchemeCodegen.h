@@ -10,6 +10,7 @@
 #include <string>
 
 #include "microkernel/BoundScheme.h"
+#include "microkernel/Epilogue.h"
 
 namespace tessel::microkernel {
 
@@ -18,6 +19,12 @@ struct SchemeCodeOptions {
   // The outermost run of output-dimension loops (not lambdas) becomes one
   // collapsed OpenMP loop (paper 002 §2.5, strategy 1).
   bool parallel = true;
+  // Applied to each output tile as it leaves the registers; `out` is then the
+  // epilogue's output, the accumulators start at zero, and the function takes
+  // one more pointer per tensor the epilogue reads (Epilogue::tensors()). The
+  // scheme must keep every reduction loop of more than one iteration inside
+  // the micro-kernel, so that each tile is complete when it is stored.
+  const Epilogue* epilogue = nullptr;
 };
 
 // `static int NAME(float* restrict out, const float* restrict lhs, const

@@ -16,8 +16,9 @@ struct GraftedMicroKernel {
   std::string mark;       // the mark over it in the schedule tree
   std::string function;   // the C function's name
   std::string source;     // its C definition
-  // The function's arguments: the output, then the product's two operands.
-  std::string output, lhs, rhs;
+  // The function's arguments (buffers): the output (the contraction's, or
+  // its fused epilogue's), the product's two operands, the epilogue's inputs.
+  std::vector<std::string> arguments;
   std::string scheme;  // the scheme it was generated from, for --explain
 };
 

@@ -102,7 +102,7 @@ TEST(GraftMicroKernels, Avx2RegisterTilesMatchTheInterpreter) {
   EXPECT_EQ(r.program.cSource.find("_mm512_fmadd_ps"), std::string::npos);
 }
 
-TEST(GraftMicroKernels, EpiloguesRunAfterTheGraftedContractionUnderEveryFusion) {
+TEST(GraftMicroKernels, EpiloguesAreAppliedToEachTileUnderEveryFusion) {
   const std::string tc = sized("N=1 HI=10 WI=7 C=6 K=32",
                                "def f(float(N, HI, WI, C) I, float(3, 3, C, K) Wt, float(K) B) -> (Y) {\n"
                                "  O(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
@@ -110,17 +110,72 @@ TEST(GraftMicroKernels, EpiloguesRunAfterTheGraftedContractionUnderEveryFusion) 
                                "  Y(n, h, w, k) = max(O(n, h, w, k) + B(k), 0)\n}\n");
   for (auto fusion : {driver::Fusion::None, driver::Fusion::Min, driver::Fusion::Smart, driver::Fusion::Max,
                       driver::Fusion::Basteln}) {
+    // Fused: O's initialization, the update and Y's statement are the micro-kernel; O is gone.
     driver::CompileOptions o =
         withScheme("O: R_n, R_h, R_w, T_{6,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k");
     o.fusion = fusion;
     o.bastelnRedundancy = 1;
     testing::CheckedProgram r = compileAndCheck(tc, o);
     EXPECT_TRUE(r.check.pass) << driver::fusionName(fusion) << "\n" << r.check.failures;
+    EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(Y, I, Wt, B))"), std::string::npos);
+    EXPECT_TRUE(r.has("epilogue Y applied to each tile as it leaves the registers, O never stored"));
+    EXPECT_TRUE(r.program.kernel.temporaries.empty());
+    // A reduction loop outside the micro-kernel: the epilogue runs after it, as its own nest.
+    o.scheme.text = "O: T_{2,c}, R_n, R_h, R_w, T_{3,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k";
+    r = compileAndCheck(tc, o);
+    EXPECT_TRUE(r.check.pass) << driver::fusionName(fusion) << "\n" << r.check.failures;
     EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(O, I, Wt))"), std::string::npos);
+    EXPECT_TRUE(r.has("epilogue Y not fused: the reduction loop T_{2,c} runs outside the micro-kernel"));
     if (fusion == driver::Fusion::Basteln) {
       EXPECT_TRUE(r.has("S1 not recomputed in")) << r.program.explanation;
     }
   }
+}
+
+TEST(GraftMicroKernels, MatmulBiasGeluOfAwkwardShapes) {
+  // GELU (tanh form), the bias along the vector dimension, a scale along the rows.
+  const std::string tc =
+      "def f(float(M, K) A, float(K, N) W, float(N) B, float(M) S) -> (Y) {\n"
+      "  C(m, n) +=! A(m, k) * W(k, n)\n"
+      "  Y(m, n) = 0.5 * (C(m, n) + B(n)) * (1 + tanh(0.7978845608 * ((C(m, n) + B(n)) + 0.044715 * "
+      "(C(m, n) + B(n)) * (C(m, n) + B(n)) * (C(m, n) + B(n))))) * S(m)\n}\n";
+  for (const auto& [sizes, scheme] : std::vector<std::pair<std::string, std::string>>{
+           {"M=13 N=32 K=7", "C: lambda_m a.[(1,6),(1,7)], R_n, R_k, U_{a,m}, U_{2,n}, V_n"},
+           {"M=1 N=16 K=1", "C: R_m, R_n, R_k, V_n"},
+           {"M=5 N=3 K=127", "C: R_m, R_n, T_{127,k}, U_{3,n}"}}) {
+    testing::CheckedProgram r = compileAndCheck(sized(sizes, tc), withScheme(scheme));
+    EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
+    EXPECT_TRUE(r.has("epilogue Y applied")) << r.program.explanation;
+    EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(Y, A, W, B, S))"), std::string::npos);
+  }
+}
+
+TEST(GraftMicroKernels, WhatIsNotAnEpilogue) {
+  auto note = [](const std::string& tc) {
+    testing::CheckedProgram r =
+        compileAndCheck(sized("M=4 N=16 K=3", tc), withScheme("C: R_m, R_n, R_k, V_n"));
+    EXPECT_TRUE(r.check.pass) << r.check.failures;
+    size_t at = r.program.explanation.find("no epilogue fused (");
+    return at == std::string::npos ? std::string() : r.program.explanation.substr(at);
+  };
+  const std::string mm = "  C(m, n) +=! A(m, k) * B(k, n)\n";
+  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (C, Y) {\n" + mm + "  Y(m, n) = C(m, n) * 2\n}\n")
+                .find("C is an output of the program"),
+            std::string::npos);
+  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y, Z) {\n" + mm +
+                 "  Y(m, n) = C(m, n) * 2\n  Z(m, n) = C(m, n) + 1\n}\n")
+                .find("several statements read C"),
+            std::string::npos);
+  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm + "  Y(m, n) = C(m, 15 - n) * 2\n}\n")
+                .find("Y reads C elsewhere than at its own coordinates"),
+            std::string::npos);
+  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm + "  Y(m) +=! C(m, n)\n}\n")
+                .find("Y is not an elementwise f32 statement"),
+            std::string::npos);
+  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm +
+                 "  D(m, n) = A(m, 0) + B(0, n)\n  Y(m, n) = C(m, n) * D(m, n)\n}\n")
+                .find("Y also reads D, which the program computes"),
+            std::string::npos);
 }
 
 TEST(GraftMicroKernels, SchemesThatNameTheirContraction) {

@@ -9,6 +9,7 @@
 
 #include "microkernel/BoundScheme.h"
 #include "microkernel/Contraction.h"
+#include "microkernel/Epilogue.h"
 #include "microkernel/SchemeCodegen.h"
 
 namespace tessel::target::cpu {
@@ -23,21 +24,35 @@ const poly::Statement& updateStatement(const poly::Scop& scop, int stage) {
   throw InternalError("graft-microkernel", "contraction without an update statement");
 }
 
-// The statements `target` depends on, directly or not.
-std::set<std::string> ancestors(const poly::Scop& scop, const std::string& target) {
+// The statements the `targets` depend on, directly or not, themselves excluded.
+std::set<std::string> ancestors(const poly::Scop& scop, const std::set<std::string>& targets) {
   std::multimap<std::string, std::string> into;  // sink -> source
   scop.deps.validity().foreach_map(
       [&](isl::map m) { into.emplace(m.range_tuple_id().name(), m.domain_tuple_id().name()); });
   std::set<std::string> found;
-  std::vector<std::string> work = {target};
+  std::vector<std::string> work(targets.begin(), targets.end());
   while (!work.empty()) {
     std::string s = work.back();
     work.pop_back();
     auto [begin, end] = into.equal_range(s);
     for (auto it = begin; it != end; ++it)
-      if (it->second != target && found.insert(it->second).second) work.push_back(it->second);
+      if (!targets.count(it->second) && found.insert(it->second).second) work.push_back(it->second);
   }
   return found;
+}
+
+// Why the epilogue cannot be applied inside this scheme's micro-kernel, or "".
+std::string whyNotFused(const microkernel::BoundScheme& b) {
+  for (const auto& bindings : b.allBindings())
+    for (size_t i = 0; i < b.accumulationStart(); ++i) {
+      const microkernel::Specifier& s = b.scheme.specs[i];
+      if (s.kind != microkernel::SpecKind::Seq && b.contraction->dim(s.dim)->reduction &&
+          b.trips(i, bindings) > 1)
+        return "the reduction loop " + microkernel::toString(s) +
+               " runs outside the micro-kernel, so no tile is "
+               "complete when it leaves the registers";
+    }
+  return "";
 }
 
 }  // namespace
@@ -56,11 +71,33 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   microkernel::BoundScheme bound =
       microkernel::bindScheme(contraction, scheme, microkernel::vectorIsaNamed(options.vectorIsa));
   const poly::Statement& update = updateStatement(scop, contraction.stage);
+  // The micro-kernel's statements: the update, and with a fused epilogue also
+  // the contraction's initialization and the epilogue's statement.
+  std::set<std::string> grafted = {update.name};
+  std::string epilogueNote;
+  microkernel::EpilogueRecognition ep = microkernel::recognizeEpilogue(*scop.program, contraction);
+  if (!ep.epilogue) epilogueNote = "; no epilogue fused (" + ep.whyNot + ")";
+  if (ep.epilogue) {
+    std::string why = whyNotFused(bound);
+    if (why.empty()) {
+      for (const auto& s : scop.statements)
+        if ((s.stage == contraction.stage && s.kind == poly::StatementKind::Init) ||
+            s.stage == ep.epilogue->stage)
+          grafted.insert(s.name);
+      epilogueNote = "; epilogue " + ep.epilogue->output.tensor +
+                     " applied to each tile as it leaves the "
+                     "registers, " +
+                     contraction.output.tensor + " never stored";
+    } else {
+      epilogueNote = "; epilogue " + ep.epilogue->output.tensor + " not fused: " + why;
+      ep.epilogue.reset();
+    }
+  }
 
-  // Before: what the update depends on; after: the rest. A dependence the
-  // other way would need instances of the update interleaved with them.
-  std::set<std::string> before = ancestors(scop, update.name);
-  auto part = [&](const std::string& s) { return s == update.name ? 1 : before.count(s) ? 0 : 2; };
+  // Before: what the grafted statements depend on; after: the rest. A
+  // dependence the other way would need their instances interleaved.
+  std::set<std::string> before = ancestors(scop, grafted);
+  auto part = [&](const std::string& s) { return grafted.count(s) ? 1 : before.count(s) ? 0 : 2; };
   scop.deps.validity().foreach_map([&](isl::map m) {
     std::string source = m.domain_tuple_id().name(), sink = m.range_tuple_id().name();
     if (part(source) > part(sink))
@@ -78,25 +115,27 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   kernel.statement = update.name;
   kernel.mark = target::kMicroKernelMarkPrefix + std::to_string(plan.kernels.size());
   kernel.function = "tessel_" + kernel.mark;
-  kernel.output = contraction.output.tensor;
-  kernel.lhs = contraction.lhs.tensor;
-  kernel.rhs = contraction.rhs.tensor;
+  kernel.arguments = {ep.epilogue ? ep.epilogue->output.tensor : contraction.output.tensor,
+                      contraction.lhs.tensor, contraction.rhs.tensor};
+  if (ep.epilogue)
+    for (const auto& t : ep.epilogue->tensors()) kernel.arguments.push_back(t);
   kernel.scheme = microkernel::toString(scheme);
   microkernel::SchemeCodeOptions code;
   code.functionName = kernel.function;
   code.parallel = options.parallel;
+  code.epilogue = ep.epilogue ? &*ep.epilogue : nullptr;
   kernel.source = microkernel::generateSchemeC(bound, code);
 
-  isl::schedule grafted = isl::schedule::from_domain(isl::union_set(update.domain));
-  grafted = grafted.root().child(0).insert_mark(kernel.mark).schedule();
+  isl::schedule result = isl::schedule::from_domain(isl::union_set(update.domain));
+  result = result.root().child(0).insert_mark(kernel.mark).schedule();
   auto sequence = [](isl::schedule a, isl::schedule b) {
     return isl::manage(isl_schedule_sequence(a.release(), b.release()));
   };
   auto restricted = [&schedule](const isl::union_set& domain) {
     return isl::manage(isl_schedule_intersect_domain(schedule.copy(), domain.copy()));
   };
-  if (!beforeDomain.is_empty()) grafted = sequence(restricted(beforeDomain), grafted);
-  if (!afterDomain.is_empty()) grafted = sequence(grafted, restricted(afterDomain));
+  if (!beforeDomain.is_empty()) result = sequence(restricted(beforeDomain), result);
+  if (!afterDomain.is_empty()) result = sequence(result, restricted(afterDomain));
 
   microkernel::RegisterTileShape tile = bound.registerTile(bound.allBindings().front());
   explain += "graft-microkernel: " + update.name + " (" + contraction.output.tensor + ", " +
@@ -104,9 +143,9 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
              ") runs the scheme [" + kernel.scheme + "] as " + kernel.function + ": register tile of " +
              std::to_string(tile.accumulators.size()) + " accumulators x " +
              std::to_string(tile.steps.size()) + " unrolled steps" +
-             (options.vectorIsa.empty() ? "" : " (" + options.vectorIsa + ")") + "\n";
+             (options.vectorIsa.empty() ? "" : " (" + options.vectorIsa + ")") + epilogueNote + "\n";
   plan.kernels.push_back(std::move(kernel));
-  return grafted;
+  return result;
 }
 
 }  // namespace tessel::target::cpu
