@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <sstream>
@@ -12,6 +13,8 @@
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "front/Frontend.h"
+#include "fuzz/RandomScheme.h"
+#include "runtime/Hash.h"
 #include "runtime/Runner.h"
 #include "target/DetectHost.h"
 
@@ -90,6 +93,13 @@ std::vector<Combination> optionMatrix() {
   unfused.options.fusion = driver::Fusion::None;
   unfused.label = "fusion=none tiling=auto(tiny caches) threads=2";
   m.push_back(unfused);
+  // The micro-kernel path (paper 002): the contraction with a random scheme.
+  Combination schemed = *std::find_if(m.begin(), m.end(), [](const Combination& c) {
+    return c.label == "fusion=basteln tiling=auto(tiny caches) threads=2";
+  });
+  schemed.randomScheme = true;
+  schemed.label = "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2";
+  m.push_back(schemed);
   return m;
 }
 
@@ -135,7 +145,13 @@ ComboResult runOne(const std::string& tc, const Combination& c) {
     for (const auto& n : front::sizeNames(*module, ""))
       if (all.count(n)) sizes[n] = all[n];
     te::Program p = front::lower(*module, "", sizes);
-    driver::CompiledProgram cp = driver::compile(p, c.options);
+    driver::CompileOptions options = c.options;
+    // The program's contraction as a random valid scheme, the same for the same program.
+    if (c.randomScheme)
+      options.scheme.text =
+          randomScheme(p, runtime::fnv1a64(tc),
+                       target::vectorIsa(options.hardware ? *options.hardware : target::detectHost()));
+    driver::CompiledProgram cp = driver::compile(p, options);
     runtime::RunOptions ro;
     ro.check = true;
     ro.threads = c.threads;

@@ -19,6 +19,8 @@ struct Combination {
   std::string label;  // "fusion=max tiling=off threads=1"
   driver::CompileOptions options;
   int threads = 1;
+  // The program's contraction gets a random valid scheme (fuzz/RandomScheme.h).
+  bool randomScheme = false;
 };
 
 // Every option combination that exists: fusion strategies x {untiled scalar

@@ -15,9 +15,9 @@ namespace tessel::fuzz {
 
 struct FuzzOptions {
   uint64_t seed = 1;
-  int first = 0;             // index of the first program (a long run split in parts: same programs)
-  int count = 100;           // programs
-  double timeBudget = 0;     // seconds; 0 = none (stop after `count`)
+  int first = 0;          // index of the first program (a long run split in parts: same programs)
+  int count = 100;        // programs
+  double timeBudget = 0;  // seconds; 0 = none (stop after `count`)
   // Per program, all combinations together. The small-tiles combinations
   // spend 5-10 s each in isl's AST generator on 8-statement programs, so
   // 120 s was reached on a loaded 2-core machine without any hang.

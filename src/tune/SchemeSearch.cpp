@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -314,9 +315,24 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
                                 const SchemeSearchOptions& search) {
   target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
   auto [tensor, start] = microkernel::splitSelection(options.scheme.text);
-  Contraction contraction = microkernel::selectContraction(program, tensor, options.scheme.origin);
-  std::string prefix = tensor.empty() ? "" : tensor + ": ";
   SchemeSearchResult result;
+  // Named: that contraction (an error if it is none). Unnamed: the one with
+  // the most work, or none at all, which leaves the compiler's own code.
+  std::optional<Contraction> chosen;
+  if (!tensor.empty()) {
+    chosen = microkernel::selectContraction(program, tensor, options.scheme.origin);
+  } else {
+    for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {
+      microkernel::Recognition r = microkernel::recognizeContraction(program, i);
+      if (r.contraction && (!chosen || r.contraction->flops() > chosen->flops())) chosen = r.contraction;
+    }
+  }
+  if (!chosen) {
+    result.why = "the program has no contraction O(...) +=! A(...) * B(...) for a scheme";
+    return result;
+  }
+  const Contraction& contraction = *chosen;
+  std::string prefix = contraction.output.tensor + ": ";
   std::string path = cachePath(program, options, host, search.threads);
   if (search.useCache) {
     std::ifstream in(path);

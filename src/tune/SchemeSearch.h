@@ -48,6 +48,8 @@ struct SchemeSearchResult {
 };
 
 // `options.scheme.text` is "search" or "TENSOR: search" (microkernel/Scheme.h).
+// Unnamed, the search takes the program's contraction with the most work, and
+// a program without one keeps the compiler's own code.
 SchemeSearchResult searchScheme(const te::Program& program, const driver::CompileOptions& options,
                                 const SchemeSearchOptions& search);
 

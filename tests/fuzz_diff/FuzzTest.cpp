@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "../support/RowPrograms.h"
 #include "fuzz/Fuzzer.h"
+#include "fuzz/RandomScheme.h"
+#include "target/DetectHost.h"
 
 namespace tessel::fuzz {
 namespace {
@@ -58,13 +62,43 @@ TEST(Fuzz, GeneratedProductsAreWellConditioned) {
 
 TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingAndThreadCount) {
   auto m = optionMatrix();
-  EXPECT_EQ(m.size(), 14u);
+  EXPECT_EQ(m.size(), 15u);
   EXPECT_EQ(m.front().label, "fusion=min tiling=off vectorize=off threads=1");
   EXPECT_EQ(m[1].label, "fusion=min tiling=auto(tiny caches) threads=2");
   EXPECT_EQ(m[8].label, "fusion=max tiles=small promote=all stream-stores=always threads=2");
   EXPECT_EQ(m[11].label, "fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
   EXPECT_EQ(m[12].label, "fusion=basteln inline=on tiling=auto(tiny caches) threads=2");
-  EXPECT_EQ(m.back().label, "fusion=none tiling=auto(tiny caches) threads=2");
+  EXPECT_EQ(m[13].label, "fusion=none tiling=auto(tiny caches) threads=2");
+  EXPECT_EQ(m.back().label, "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2");
+  EXPECT_TRUE(m.back().randomScheme);
+}
+
+TEST(Fuzz, RandomSchemesAreValidAndMatchTheInterpreter) {
+  const std::vector<std::string> programs = {
+      "# sizes: M=12 N=32 K=6\ndef f(float(M, K) A, float(K, N) B, float(N) C) -> (Y) {\n"
+      "  T(m, n) +=! A(m, k) * B(k, n)\n  Y(m, n) = max(T(m, n) + C(n), 0)\n}\n",
+      "# sizes: H=7 W=6 CI=3 K=16\ndef f(float(H, W, CI) I, float(3, 2, CI, K) Wt) -> (O) {\n"
+      "  O(h, w, k) +=! I(h + r, w + s, c) * Wt(r, s, c, k) where h in 0:H - 2, w in 0:W - 1\n}\n",
+  };
+  std::string isa = target::vectorIsa(target::detectHost());
+  for (const auto& tc : programs) {
+    te::Program p = front::testing::lowerText(tc);
+    std::set<std::string> seen;
+    for (uint64_t seed = 0; seed < 12; ++seed) {
+      std::string scheme = randomScheme(p, seed, isa);
+      ASSERT_FALSE(scheme.empty());
+      if (!seen.insert(scheme).second) continue;
+      driver::CompileOptions o;
+      o.scheme.text = scheme;
+      testing::CheckedProgram r = testing::compileAndCheck(tc, o);
+      EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
+    }
+    EXPECT_GT(seen.size(), 4u);
+  }
+  EXPECT_EQ(
+      randomScheme(front::testing::lowerText("# sizes: N=4\ndef f(float(N) A) -> (B) {\n  B(i) = A(i)\n}\n"),
+                   1, isa),
+      "");
 }
 
 TEST(Fuzz, GeneratedProgramsPass) {

@@ -103,6 +103,13 @@ TEST(SchemeSearch, MeasuresDecidesAndCaches) {
   testing::CheckedProgram second = testing::compileAndCheck(tc, o);
   EXPECT_TRUE(second.has("search result cached in")) << second.program.explanation;
   EXPECT_EQ(second.program.cSource, first.program.cSource);
+  // A program without a contraction keeps the compiler's own code.
+  driver::CompileOptions none;
+  none.scheme.text = "search";
+  SchemeSearchResult nothing = searchScheme(
+      front::testing::lowerText("# sizes: N=8\ndef f(float(N) A) -> (B) {\n  B(i) = A(i) * 2\n}\n"), none, s);
+  EXPECT_EQ(nothing.scheme, "");
+  EXPECT_NE(nothing.why.find("no contraction"), std::string::npos) << nothing.why;
   EXPECT_TRUE(asksForSearch(" search "));
   EXPECT_TRUE(asksForSearch("O:search"));
   EXPECT_FALSE(asksForSearch("R_search"));

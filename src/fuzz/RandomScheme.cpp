@@ -1,0 +1,114 @@
+#include "fuzz/RandomScheme.h"
+
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "microkernel/BoundScheme.h"
+#include "microkernel/Composition.h"
+
+namespace tessel::fuzz {
+
+namespace {
+
+using microkernel::Contraction;
+
+constexpr int kAttempts = 12;
+
+int64_t randomDivisor(int64_t n, int64_t atMost, std::mt19937_64& rng) {
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d <= std::min(n, atMost); ++d)
+    if (n % d == 0) divisors.push_back(d);
+  return divisors[std::uniform_int_distribution<size_t>(0, divisors.size() - 1)(rng)];
+}
+
+std::string loop(const char* kind, int64_t n, const std::string& dim) {
+  return std::string(kind) + "_{" + std::to_string(n) + "," + dim + "}";
+}
+
+// One attempt: each dimension's extent split into an outer R, an inner T,
+// an unroll factor and the vector lanes.
+std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std::mt19937_64& rng) {
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  std::string vectorDim;
+  if (!isa.name.empty() && chance(0.7)) {
+    std::vector<std::string> candidates;
+    for (const auto& d : c.dims)
+      if (!d.reduction && d.extent % isa.lanes == 0 && c.output.stride(d.name) == 1 &&
+          (c.lhs.stride(d.name) == 0 || c.lhs.stride(d.name) == 1) &&
+          (c.rhs.stride(d.name) == 0 || c.rhs.stride(d.name) == 1))
+        candidates.push_back(d.name);
+    if (!candidates.empty()) vectorDim = candidates[rng() % candidates.size()];
+  }
+  std::vector<std::string> outer, inner, tile;
+  std::string composition;
+  for (const auto& d : c.dims) {
+    int64_t rest = d.extent / (d.name == vectorDim ? isa.lanes : 1);
+    int64_t unroll = chance(0.4) ? randomDivisor(rest, 4, rng) : 1;
+    rest /= unroll;
+    // A composition of two tile sizes along one output dimension, unrolled.
+    if (composition.empty() && unroll == 1 && !d.reduction && d.name != vectorDim && rest >= 3 &&
+        chance(0.3)) {
+      std::vector<microkernel::Covering> covers = microkernel::coverings(rest, 1, 3, 8);
+      std::vector<microkernel::Covering> composed;
+      for (const auto& cv : covers)
+        if (cv.composed()) composed.push_back(cv);
+      if (!composed.empty()) {
+        const microkernel::Covering& cv = composed[rng() % composed.size()];
+        composition = microkernel::coveringScheme(cv, d.name, "p");
+        tile.push_back("U_{p," + d.name + "}");
+        continue;
+      }
+    }
+    int64_t innerTrips = chance(0.5) ? randomDivisor(rest, rest, rng) : 1;
+    outer.push_back("R_" + d.name);
+    if (innerTrips > 1) inner.push_back(loop("T", innerTrips, d.name));
+    if (unroll > 1) tile.push_back(loop("U", unroll, d.name));
+  }
+  std::shuffle(outer.begin(), outer.end(), rng);
+  std::shuffle(inner.begin(), inner.end(), rng);
+  std::shuffle(tile.begin(), tile.end(), rng);
+  std::vector<std::string> specs = outer;
+  if (!composition.empty()) specs.push_back(composition);
+  specs.insert(specs.end(), inner.begin(), inner.end());
+  // A packed operand somewhere above the micro-kernel (bindScheme rejects a bad place).
+  if (chance(0.3)) {
+    size_t at = rng() % (specs.size() + 1);
+    specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(at),
+                 "P_" + (chance(0.5) ? c.lhs.tensor : c.rhs.tensor));
+  }
+  specs.insert(specs.end(), tile.begin(), tile.end());
+  if (!vectorDim.empty()) specs.push_back("V_" + vectorDim);
+  std::string text;
+  for (const auto& s : specs) text += (text.empty() ? "" : ", ") + s;
+  return text;
+}
+
+}  // namespace
+
+std::string randomScheme(const te::Program& program, uint64_t seed, const std::string& vectorIsa) {
+  std::optional<Contraction> chosen;
+  for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {
+    microkernel::Recognition r = microkernel::recognizeContraction(program, i);
+    if (r.contraction && (!chosen || r.contraction->flops() > chosen->flops())) chosen = r.contraction;
+  }
+  if (!chosen) return "";
+  microkernel::VectorIsa isa = microkernel::vectorIsaNamed(vectorIsa);
+  std::mt19937_64 rng(seed);
+  std::string prefix = chosen->output.tensor + ": ";
+  for (int i = 0; i < kAttempts; ++i) {
+    std::string text = attempt(*chosen, isa, rng);
+    try {
+      microkernel::bindScheme(*chosen, microkernel::parseScheme(text, "fuzz"), isa);
+      return prefix + text;
+    } catch (const UserError&) {
+      // Registers, divisibility of a lambda's branches, a packing's place: try again.
+    }
+  }
+  std::string plain;
+  for (const auto& d : chosen->dims) plain += (plain.empty() ? "R_" : ", R_") + d.name;
+  return prefix + plain;
+}
+
+}  // namespace tessel::fuzz
