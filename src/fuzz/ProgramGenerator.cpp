@@ -321,7 +321,11 @@ class Generator {
     t.dims = randomDims(pick(4));
     int target = static_cast<int>(p_.tensors.size());
     Context c = startStatement(target, t.dims);
-    std::string rhs = rhsOf(c);
+    // A plain product of two reads (with reductions, a contraction: matmul- or
+    // convolution-like, which micro-kernels implement), else any expression.
+    std::string rhs = type_ == "float" && !castOut && chance(0.2)
+                          ? read(c, randomSource()) + " * " + read(c, randomSource())
+                          : rhsOf(c);
     if (c.reductions > 0) {
       static const char* const kOps[] = {"+=!", "+=!", "max=!", "min=!", "*=!"};
       c.st.op = kOps[pick(5)];

@@ -42,6 +42,7 @@ struct ProgramModel {
 std::string render(const ProgramModel& program);
 
 // A random program, deterministic for `seed`: 1-8 statements mixing
+// contractions (plain products of two reads summed over reductions),
 // elementwise math, broadcasts, the four reductions, transposes, strided,
 // reversed and windowed (stencil/convolution-like) reads, quotient reads
 // (`i / 2`, `i % 3`, negative numerators truncating toward zero), guarded reads,

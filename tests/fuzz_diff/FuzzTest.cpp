@@ -40,6 +40,15 @@ TEST(Fuzz, GenerationCoversEveryElementTypeAndIndirectReads) {
   for (const auto& feature : features) EXPECT_GT(seen[feature], 0) << "no generated program has " << feature;
 }
 
+TEST(Fuzz, GenerationIncludesContractionsForTheMicroKernelPath) {
+  int contractions = 0;
+  for (int i = 0; i < 300; ++i) {
+    te::Program p = front::testing::lowerText(render(generateProgram(programSeed(3, i))));
+    if (!randomScheme(p, 1, "").empty()) ++contractions;
+  }
+  EXPECT_GT(contractions, 10);
+}
+
 // Programs whose exact result hangs on an ulp say nothing about the compiler:
 // products of floats stay near 1, and integers cast from floats are never
 // multiplied together (fuzz seeds 6031973878037822033, 15153418990505569392).
