@@ -55,7 +55,8 @@ int64_t extentOf(const te::Stage& s, const std::string& var) {
 // into `out` through a window of `kernel`; padAfter is trimmed to what the
 // last window needs, as the libraries expect.
 WindowDim inferWindow(int64_t in, int64_t out, int64_t kernel, const std::string& what) {
-  for (int64_t stride = 1; stride <= std::max<int64_t>(kernel, 1); ++stride)
+  // A 1x1 window may still stride (ResNet's downsampling shortcuts).
+  for (int64_t stride = 1; stride <= std::max<int64_t>(kernel, 2); ++stride)
     for (int64_t pad = 0; pad < std::max<int64_t>(kernel, 1); ++pad)
       if ((in + 2 * pad - kernel) >= 0 && (in + 2 * pad - kernel) / stride + 1 == out) {
         int64_t after = std::max<int64_t>(0, (out - 1) * stride + kernel - in - pad);

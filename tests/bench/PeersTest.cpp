@@ -355,6 +355,16 @@ TEST(BenchPeers, ShapesAreReadOffThePrograms) {
   EXPECT_EQ(conv.h.padBefore, 1);
   EXPECT_EQ(conv.h.out, 7);
   EXPECT_EQ(conv.w.out, 6);
+  // NHWC (TTILE's layers): a 1x1 window with stride 2.
+  ConvShape nhwc = convShape(programAt("bench/programs/conv_nhwc_s2.tc",
+                                       {{"N", 1}, {"HI", 13}, {"WI", 13}, {"CI", 8}, {"K", 16}, {"R", 1}}),
+                             false);
+  EXPECT_TRUE(nhwc.nhwc);
+  EXPECT_EQ(nhwc.c, 8);
+  EXPECT_EQ(nhwc.k, 16);
+  EXPECT_EQ(nhwc.h.out, 7);
+  EXPECT_EQ(nhwc.h.stride, 2);
+  EXPECT_EQ(nhwc.w.kernel, 1);
   PoolShape pool = poolShape(programAt("examples/maxpool.tc", kPool));
   EXPECT_EQ(pool.h.kernel, 2);
   EXPECT_EQ(pool.h.stride, 2);
