@@ -54,7 +54,7 @@ class SchemeEmitter {
     os_ << "  /* " << toString(b_.original) << " */\n";
     if (packCount_ > 0) os_ << "  int failed = 0;\n";
     os_ << body.str();
-    os_ << "  return " << (packCount_ > 0 ? "failed" : "0") << ";\n}\n";
+    os_ << "  return " << (packCount_ > 0 ? "__atomic_load_n(&failed, __ATOMIC_RELAXED)" : "0") << ";\n}\n";
     return os_.str();
   }
 
@@ -143,7 +143,8 @@ class SchemeEmitter {
           << p << "  " << buffer << " = (float*)aligned_alloc(64, " << (elements * 4 + 63) / 64 * 64 << ");\n"
           << p << "  " << buffer << "_size = " << buffer << " ? " << elements << " : 0;\n"
           << p << "}\n";
-      os_ << p << "if (!" << buffer << ") failed = 1;\n";
+      // Threads of the parallel loop may fail together: the flag is written atomically.
+      os_ << p << "if (!" << buffer << ") __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);\n";
       os_ << p << "float* restrict " << local << " = " << buffer << " ? " << buffer << " : 0;\n";
       os_ << p << "if (" << local << ") {\n";
       os_ << p << "  const float* restrict from = " << view.base << " + "
@@ -174,7 +175,7 @@ class SchemeEmitter {
       os_ << pad(depth) << "{\n";
       emitPackings(first, bindings, state, depth + 1);
       // A failed allocation skips the work: the caller reports it.
-      os_ << pad(depth + 1) << "if (!failed) {\n";
+      os_ << pad(depth + 1) << "if (!__atomic_load_n(&failed, __ATOMIC_RELAXED)) {\n";
       emitAt(first, bindings, state, depth + 2, parallel);
       os_ << pad(depth + 1) << "}\n" << pad(depth) << "}\n";
       return;
