@@ -172,11 +172,11 @@ class Enumerator {
         if (covers.empty() && uExtent < cls.betaMin) covers.push_back({1, uExtent, 1, 0, 0});
       }
       for (const auto& cover : covers)
-        enumerateTiles(roles, *family, cls.alpha, cover, unrolledWindows, vExtent / block);
+        enumerateTiles(roles, cls.alpha, cover, unrolledWindows, vExtent / block);
     }
   }
 
-  void enumerateTiles(const Roles& roles, const MicroKernelFamily& family, int alpha,
+  void enumerateTiles(const Roles& roles, int alpha,
                       const microkernel::Covering& cover, const std::vector<std::string>& unrolledWindows,
                       int64_t vTiles) {
     // The register tile, innermost.
@@ -238,7 +238,6 @@ class Enumerator {
           consider(others + vOut + packVector + uOuter + vIn + uInner + cOut + tail);
         }
       }
-    (void)family;
   }
 
   // The operand read as vectors along the vector dimension, and the other one.

@@ -3,7 +3,6 @@
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
 
-#include <cctype>
 #include <map>
 #include <set>
 
