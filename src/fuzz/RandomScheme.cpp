@@ -33,12 +33,7 @@ std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   std::string vectorDim;
   if (!isa.name.empty() && chance(0.7)) {
-    std::vector<std::string> candidates;
-    for (const auto& d : c.dims)
-      if (!d.reduction && d.extent % isa.lanes == 0 && c.output.stride(d.name) == 1 &&
-          (c.lhs.stride(d.name) == 0 || c.lhs.stride(d.name) == 1) &&
-          (c.rhs.stride(d.name) == 0 || c.rhs.stride(d.name) == 1))
-        candidates.push_back(d.name);
+    std::vector<std::string> candidates = c.vectorizableDims(isa.lanes);
     if (!candidates.empty()) vectorDim = candidates[rng() % candidates.size()];
   }
   std::vector<std::string> outer, inner, tile;
@@ -88,11 +83,7 @@ std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std
 }  // namespace
 
 std::string randomScheme(const te::Program& program, uint64_t seed, const std::string& vectorIsa) {
-  std::optional<Contraction> chosen;
-  for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {
-    microkernel::Recognition r = microkernel::recognizeContraction(program, i);
-    if (r.contraction && (!chosen || r.contraction->flops() > chosen->flops())) chosen = r.contraction;
-  }
+  std::optional<Contraction> chosen = microkernel::largestContraction(program);
   if (!chosen) return "";
   microkernel::VectorIsa isa = microkernel::vectorIsaNamed(vectorIsa);
   std::mt19937_64 rng(seed);

@@ -40,6 +40,16 @@ std::string Contraction::dimNames() const {
   return s;
 }
 
+std::vector<std::string> Contraction::vectorizableDims(int lanes) const {
+  auto contiguousOrInvariant = [](int64_t stride) { return stride == 0 || stride == 1; };
+  std::vector<std::string> dimsFound;
+  for (const auto& d : dims)
+    if (!d.reduction && d.extent % lanes == 0 && output.stride(d.name) == 1 &&
+        contiguousOrInvariant(lhs.stride(d.name)) && contiguousOrInvariant(rhs.stride(d.name)))
+      dimsFound.push_back(d.name);
+  return dimsFound;
+}
+
 double Contraction::flops() const {
   double points = 2;
   for (const auto& d : dims) points *= static_cast<double>(d.extent);
@@ -136,6 +146,15 @@ Recognition recognizeContraction(const te::Program& program, int stageIndex) {
   }
   r.contraction = std::move(c);
   return r;
+}
+
+std::optional<Contraction> largestContraction(const te::Program& program) {
+  std::optional<Contraction> largest;
+  for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {
+    Recognition r = recognizeContraction(program, i);
+    if (r.contraction && (!largest || r.contraction->flops() > largest->flops())) largest = r.contraction;
+  }
+  return largest;
 }
 
 std::pair<std::string, size_t> splitSelection(const std::string& text) {

@@ -42,6 +42,10 @@ struct Contraction {
   const ContractionDim* dim(const std::string& name) const;
   std::string dimNames() const;  // "k, h, w, c, r, s"
   double flops() const;          // 2 per multiply-add
+  // Output dimensions a register tile can vectorize with `lanes` lanes: the
+  // output contiguous along them, each operand contiguous or invariant, the
+  // extent a multiple of the lanes.
+  std::vector<std::string> vectorizableDims(int lanes) const;
 };
 
 // The stage as a contraction, or why it is none (a phrase: "its right-hand
@@ -51,6 +55,9 @@ struct Recognition {
   std::string whyNot;
 };
 Recognition recognizeContraction(const te::Program& program, int stage);
+
+// The program's contraction with the most work, if it has one.
+std::optional<Contraction> largestContraction(const te::Program& program);
 
 // "C: R_i, ..." -> ("C", where the rest starts); ("", 0) without "NAME:".
 std::pair<std::string, size_t> splitSelection(const std::string& text);

@@ -76,12 +76,7 @@ class Enumerator {
       : c_(c), table_(table), isa_(isa), levels_(std::move(levels)) {}
 
   std::vector<SchemeCandidate> run(std::string& whyNone) {
-    std::vector<std::string> vectorDims;
-    for (const auto& d : c_.dims)
-      if (!d.reduction && d.extent % isa_.lanes == 0 && c_.output.stride(d.name) == 1 &&
-          (c_.lhs.stride(d.name) == 0 || c_.lhs.stride(d.name) == 1) &&
-          (c_.rhs.stride(d.name) == 0 || c_.rhs.stride(d.name) == 1))
-        vectorDims.push_back(d.name);
+    std::vector<std::string> vectorDims = c_.vectorizableDims(isa_.lanes);
     if (vectorDims.empty()) {
       whyNone =
           "no output dimension along which the output is contiguous, the operands contiguous or invariant, "
@@ -176,9 +171,8 @@ class Enumerator {
     }
   }
 
-  void enumerateTiles(const Roles& roles, int alpha,
-                      const microkernel::Covering& cover, const std::vector<std::string>& unrolledWindows,
-                      int64_t vTiles) {
+  void enumerateTiles(const Roles& roles, int alpha, const microkernel::Covering& cover,
+                      const std::vector<std::string>& unrolledWindows, int64_t vTiles) {
     // The register tile, innermost.
     std::string tile;
     for (const auto& w : unrolledWindows) tile += loop("U", 3, w) + ", ";
@@ -317,15 +311,9 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
   SchemeSearchResult result;
   // Named: that contraction (an error if it is none). Unnamed: the one with
   // the most work, or none at all, which leaves the compiler's own code.
-  std::optional<Contraction> chosen;
-  if (!tensor.empty()) {
-    chosen = microkernel::selectContraction(program, tensor, options.scheme.origin);
-  } else {
-    for (int i = 0; i < static_cast<int>(program.stages.size()); ++i) {
-      microkernel::Recognition r = microkernel::recognizeContraction(program, i);
-      if (r.contraction && (!chosen || r.contraction->flops() > chosen->flops())) chosen = r.contraction;
-    }
-  }
+  std::optional<Contraction> chosen =
+      tensor.empty() ? microkernel::largestContraction(program)
+                     : microkernel::selectContraction(program, tensor, options.scheme.origin);
   if (!chosen) {
     result.why = "the program has no contraction O(...) +=! A(...) * B(...) for a scheme";
     return result;
