@@ -34,6 +34,9 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_TRUE(o.tiles.statements[0].dims[1].levels.empty());  // '*'
   EXPECT_EQ(o.tiles.statements[1].dims.size(), 1u);
   EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, driver::Fusion::Max);
+  driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
+  EXPECT_EQ(searched.scheme.text, "search");
+  EXPECT_EQ(searched.schemeBudget, 12);
   EXPECT_TRUE(parseCompileOptionsArg("tiling=auto").autoTiling);
   EXPECT_TRUE(parseCompileOptionsArg("inline=on").inlineElementwise);
   EXPECT_FALSE(parseCompileOptionsArg("inline=off").inlineElementwise);
@@ -81,6 +84,8 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"tiles=S_1: 4@L1\nS_1: 2@L1", 2, 1, "tiled twice"},
       {"tiling=off,\n fusion=min tiles=Q: 4@L1", 2, 19, "expected a statement name"},
       {"tiles=@/nonexistent/policy.tiles", 1, 7, "cannot open '/nonexistent/policy.tiles'"},
+      {"scheme=R_m", 1, 8, "bad scheme 'R_m' (expected scheme=search)"},
+      {"scheme=search scheme-budget=0", 1, 29, "bad scheme-budget '0' (expected a count from 1 to 100000)"},
   };
   for (const BadOptions& c : cases) {
     try {
