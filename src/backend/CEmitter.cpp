@@ -271,24 +271,107 @@ class Emitter {
   std::map<std::string, lir::BufferDecl> locals_;
 };
 
-std::string signature(const lir::Kernel& k, bool withNames) {
-  std::string s = "int " + kernelSymbol(k) + "(";
-  bool first = true;
-  auto add = [&](const lir::BufferDecl& b, bool isConst) {
-    s += first ? "" : ", ";
-    first = false;
-    s += std::string(isConst ? "const " : "") + storageCType(b.dtype) + "* restrict";
-    if (withNames) s += " " + cName(b.name);
+// A parameter list over buffers, each read-only or not.
+using Parameters = std::vector<std::pair<const lir::BufferDecl*, bool>>;  // buffer, const
+
+std::string parameterList(const Parameters& params, bool withNames) {
+  std::string s;
+  for (const auto& [b, isConst] : params) {
+    s += s.empty() ? "" : ", ";
+    s += std::string(isConst ? "const " : "") + storageCType(b->dtype) + "* restrict";
+    if (withNames) s += " " + cName(b->name);
+  }
+  return s.empty() ? "void" : s;
+}
+
+// The parameters of each entry point: the kernel's (inputs, outputs), its
+// prepare entry's (inputs, laid-out inputs) and its prepared entry's (inputs,
+// outputs, laid-out inputs).
+Parameters wholeParameters(const lir::Kernel& k) {
+  Parameters params;
+  for (const auto& b : k.inputs) params.emplace_back(&b, true);
+  for (const auto& b : k.outputs) params.emplace_back(&b, false);
+  return params;
+}
+Parameters prepareParameters(const lir::Kernel& k) {
+  Parameters params;
+  for (const auto& b : k.inputs) params.emplace_back(&b, true);
+  for (const auto& p : k.preparedInputs) params.emplace_back(&p.buffer, false);
+  return params;
+}
+Parameters preparedParameters(const lir::Kernel& k) {
+  Parameters params = wholeParameters(k);
+  for (const auto& p : k.preparedInputs) params.emplace_back(&p.buffer, true);
+  return params;
+}
+
+std::string signature(const std::string& name, const Parameters& params, bool withNames) {
+  return "int " + name + "(" + parameterList(params, withNames) + ")";
+}
+
+// `int NAME(void** args)` calling `target` with args cast to its parameters.
+void emitPackedEntry(std::ostream& os, const std::string& name, const std::string& target,
+                     const Parameters& params) {
+  os << "int " << name << "(void** args) {\n  return " << target << "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    os << (i ? ", " : "") << "(" << (params[i].second ? "const " : "") << storageCType(params[i].first->dtype)
+       << "*)args[" << i << "]";
+  os << ");\n}\n";
+}
+
+std::string slotName(const lir::Kernel& k, const lir::BufferDecl& b) {
+  return kernelSymbol(k) + "__slot_" + cName(b.name);
+}
+
+// The prepare entry, and the whole kernel as prepare + prepared, the laid-out
+// inputs in scratch arrays kept from call to call.
+void emitPreparedInputEntries(std::ostream& os, const lir::Kernel& k) {
+  std::string symbol = kernelSymbol(k);
+  os << signature(symbol + "__prepare", prepareParameters(k), true) << " {\n";
+  for (const auto& p : k.preparedInputs)
+    os << "  if (" << p.function << "(" << cName(p.buffer.name) << ", " << cName(p.input) << ")) return "
+       << abi::kKernelOutOfMemory << ";\n";
+  os << "  return " << abi::kKernelOk << ";\n}\n\n";
+  for (const auto& p : k.preparedInputs) os << "static void* " << slotName(k, p.buffer) << ";\n";
+  os << "__attribute__((destructor)) static void " << symbol << "__release_prepared(void) {\n";
+  for (const auto& p : k.preparedInputs) os << "  free(" << slotName(k, p.buffer) << ");\n";
+  os << "}\n\n";
+  os << signature(symbol, wholeParameters(k), true) << " {\n";
+  for (const auto& p : k.preparedInputs)
+    os << "  float* " << cName(p.buffer.name) << " = (float*)tessel_take(&" << slotName(k, p.buffer) << ", "
+       << p.buffer.numElements() * 4 << ");\n";
+  os << "  int tessel_status = " << abi::kKernelOk << ";\n  if (";
+  for (size_t i = 0; i < k.preparedInputs.size(); ++i)
+    os << (i ? " || " : "") << "!" << cName(k.preparedInputs[i].buffer.name);
+  os << ") tessel_status = " << abi::kKernelOutOfMemory << ";\n";
+  auto names = [](const Parameters& params) {
+    std::string s;
+    for (const auto& [b, isConst] : params) s += (s.empty() ? "" : ", ") + cName(b->name);
+    return s;
   };
-  for (const auto& b : k.inputs) add(b, true);
-  for (const auto& b : k.outputs) add(b, false);
-  if (first) s += "void";
-  return s + ")";
+  os << "  if (tessel_status == " << abi::kKernelOk << ") tessel_status = " << symbol << "__prepare("
+     << names(prepareParameters(k)) << ");\n";
+  os << "  if (tessel_status == " << abi::kKernelOk << ") tessel_status = " << symbol << "__prepared("
+     << names(preparedParameters(k)) << ");\n";
+  for (const auto& p : k.preparedInputs)
+    os << "  if (" << cName(p.buffer.name) << ") tessel_keep(&" << slotName(k, p.buffer) << ", "
+       << cName(p.buffer.name) << ");\n";
+  os << "  return tessel_status;\n}\n\n";
 }
 
 }  // namespace
 
 std::string packedEntryName(const lir::Kernel& kernel) { return kernelSymbol(kernel) + "__packed"; }
+
+runtime::KernelEntries kernelEntries(const lir::Kernel& kernel) {
+  runtime::KernelEntries entries;
+  entries.whole = packedEntryName(kernel);
+  if (kernel.preparedInputs.empty()) return entries;
+  entries.prepare = kernelSymbol(kernel) + "__prepare__packed";
+  entries.prepared = kernelSymbol(kernel) + "__prepared__packed";
+  for (const auto& p : kernel.preparedInputs) entries.preparedBuffers.push_back({p.input, p.buffer.shape});
+  return entries;
+}
 
 std::string emitC(const lir::Kernel& k) {
   std::ostringstream os;
@@ -297,14 +380,17 @@ std::string emitC(const lir::Kernel& k) {
   if (!k.helpers.empty()) os << "#include <immintrin.h>\n\n";
   for (const auto& helper : k.helpers) os << helper << "\n";
   // The scratch arrays' slots (tessel_take), emptied when the library is unloaded.
-  auto slot = [&k](const lir::BufferDecl& t) { return kernelSymbol(k) + "__slot_" + cName(t.name); };
+  auto slot = [&k](const lir::BufferDecl& t) { return slotName(k, t); };
   if (!k.temporaries.empty()) {
     for (const auto& t : k.temporaries) os << "static void* " << slot(t) << ";\n";
     os << "__attribute__((destructor)) static void " << kernelSymbol(k) << "__release(void) {\n";
     for (const auto& t : k.temporaries) os << "  free(" << slot(t) << ");\n";
     os << "}\n\n";
   }
-  os << signature(k, true) << " {\n";
+  // With laid-out inputs the body is the prepared entry; the kernel itself prepares, then runs it.
+  bool prepared = !k.preparedInputs.empty();
+  std::string bodyName = kernelSymbol(k) + (prepared ? "__prepared" : "");
+  os << signature(bodyName, prepared ? preparedParameters(k) : wholeParameters(k), true) << " {\n";
   os << "  int tessel_status = " << abi::kKernelOk << ";\n";
   for (const auto& t : k.temporaries) {
     os << "  " << storageCType(t.dtype) << "* restrict " << cName(t.name) << " = (" << storageCType(t.dtype)
@@ -327,15 +413,13 @@ std::string emitC(const lir::Kernel& k) {
   if (k.streamsStores && !k.vectorIsa.empty()) os << "  tessel_stream_fence();\n";
   for (const auto& t : k.temporaries) os << "  tessel_keep(&" << slot(t) << ", " << cName(t.name) << ");\n";
   os << "  return tessel_status;\n}\n\n";
-  os << "int " << packedEntryName(k) << "(void** args) {\n  return " << kernelSymbol(k) << "(";
-  size_t i = 0;
-  for (const auto* list : {&k.inputs, &k.outputs})
-    for (const auto& b : *list) {
-      os << (i ? ", " : "") << "(" << (list == &k.inputs ? "const " : "") << storageCType(b.dtype)
-         << "*)args[" << i << "]";
-      ++i;
-    }
-  os << ");\n}\n";
+  if (prepared) {
+    emitPreparedInputEntries(os, k);
+    runtime::KernelEntries entries = kernelEntries(k);
+    emitPackedEntry(os, entries.prepare, kernelSymbol(k) + "__prepare", prepareParameters(k));
+    emitPackedEntry(os, entries.prepared, bodyName, preparedParameters(k));
+  }
+  emitPackedEntry(os, packedEntryName(k), kernelSymbol(k), wholeParameters(k));
   return os.str();
 }
 
@@ -359,10 +443,26 @@ std::string emitHeader(const lir::Kernel& k, const std::string& provenance) {
         "out of range, "
      << abi::kKernelOutOfMemory
      << " if scratch memory could not be allocated.\n * Inputs and outputs must not overlap. */\n";
-  std::string sig = signature(k, true);
-  // `restrict` is C99; keep the prototype valid C++ too.
-  for (size_t p; (p = sig.find(" restrict")) != std::string::npos;) sig.erase(p, 9);
-  os << sig << ";\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  // `restrict` is C99; keep the prototypes valid C++ too.
+  auto prototype = [&os](std::string sig) {
+    for (size_t p; (p = sig.find(" restrict")) != std::string::npos;) sig.erase(p, 9);
+    os << sig << ";\n";
+  };
+  prototype(signature(kernelSymbol(k), wholeParameters(k), true));
+  if (!k.preparedInputs.empty()) {
+    os << "\n/* Some inputs are read in the kernel's own layout. For inputs that stay the same from call\n"
+       << " * to call (weights), transform them once with the prepare entry, then call the prepared\n"
+       << " * entry with the transformed copies (f32, of these extents):\n";
+    for (const auto& p : k.preparedInputs) {
+      os << " *   " << cName(p.buffer.name) << "[";
+      for (size_t i = 0; i < p.buffer.shape.size(); ++i) os << (i ? "][" : "") << p.buffer.shape[i];
+      os << "]: " << p.input << " as " << p.layout << "\n";
+    }
+    os << " * The kernel above does both on every call. */\n";
+    prototype(signature(kernelSymbol(k) + "__prepare", prepareParameters(k), true));
+    prototype(signature(kernelSymbol(k) + "__prepared", preparedParameters(k), true));
+  }
+  os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return os.str();
 }
 

@@ -8,6 +8,7 @@
 
 #include "backend/CNames.h"
 #include "lir/Lir.h"
+#include "runtime/KernelLibrary.h"
 
 namespace tessel::backend {
 
@@ -17,6 +18,10 @@ std::string emitC(const lir::Kernel& kernel);
 std::string emitHeader(const lir::Kernel& kernel, const std::string& provenance);
 // Name of the packed entry point of `kernel`.
 std::string packedEntryName(const lir::Kernel& kernel);
+// All its packed entry points: with inputs read in another layout
+// (lir::PreparedInput), also `NAME__prepare__packed(inputs..., laid-out...)`
+// and `NAME__prepared__packed(inputs..., outputs..., laid-out...)`.
+runtime::KernelEntries kernelEntries(const lir::Kernel& kernel);
 // C parameter type of a tensor of dtype t ("float", "uint16_t", ...).
 const char* storageCType(te::DType t);
 

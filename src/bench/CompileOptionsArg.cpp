@@ -4,7 +4,9 @@
 #include <set>
 
 #include "cli/LoadProgram.h"
+#include "microkernel/Scheme.h"
 #include "tile/TilePolicy.h"
+#include "tune/SchemeSearch.h"
 
 namespace tessel::bench {
 
@@ -14,11 +16,11 @@ constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
     "fusion=none|min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
-    "stream-stores=auto|always|off, scheme=search, scheme-budget=N or tiles=POLICY";
+    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isKeyChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isKeyChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
 
 // Line `line` (1-based) of `text`; "" past its end.
 std::string lineOf(const std::string& text, int line) {
@@ -51,7 +53,7 @@ class OptionListParser {
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
-      size_t valueEnd = key == "tiles" ? policyEnd(valueStart) : wordEnd(valueStart);
+      size_t valueEnd = key == "tiles" || key == "scheme" ? policyEnd(valueStart) : wordEnd(valueStart);
       std::string value = text_.substr(valueStart, valueEnd - valueStart);
       if (key == "fusion") {
         options.fusion = located(valueStart, [&] { return driver::parseFusion(value); });
@@ -76,8 +78,13 @@ class OptionListParser {
       } else if (key == "stream-stores") {
         options.streamingStores = located(valueStart, [&] { return driver::parseStreamingStores(value); });
       } else if (key == "scheme") {
-        // Schemes are per program: a suite asks for the search, which finds one per case.
-        if (value != "search") fail(valueStart, "bad scheme '" + value + "' (expected scheme=search)");
+        // A scheme fits one program: suites mostly ask for the search, which finds one per case.
+        // A scheme (for a one-program suite) runs to the next KEY=, like a policy; its syntax is checked
+        // here.
+        if (!tune::asksForSearch(value))
+          microkernel::parseScheme(text_.substr(0, valueEnd), kOrigin,
+                                   valueStart + microkernel::splitSelection(value).second);
+        options.scheme.origin = kOrigin;
         options.scheme.text = value;
       } else if (key == "scheme-budget") {
         auto budget = cli::parseSizeValue(value);

@@ -67,6 +67,8 @@ struct CaseResult {
   std::string check;  // "pass", "FAIL: ...", or "unchecked (...)"
   double tesselMs = 0;
   int runs = 0;
+  std::vector<std::pair<std::string, double>>
+      tesselSideMs;                     // Tessel's work outside the timed region, median ms
   double gflops = 0;                    // GFLOP/s
   double gbps = 0;                      // GB/s of compulsory traffic
   std::optional<double> percentOfPeak;  // of the FLOP peak (compute-bound) or DRAM bandwidth (memory-bound)

@@ -98,6 +98,10 @@ void TablePrinter::row(const CaseResult& r) {
   // Details under the row: figures every time, explanations once per case.
   bool firstTime = notedCases_.insert(r.name).second;
   if (firstTime && r.check != "pass") os_ << "      tessel: " << r.check << "\n";
+  std::string tesselSide;
+  for (const auto& [name, t] : r.tesselSideMs)
+    tesselSide += (tesselSide.empty() ? "" : ", ") + name + " " + ms(t) + " ms";
+  if (!tesselSide.empty()) os_ << "      tessel: outside the timed region: " << tesselSide << "\n";
   for (const PeerResult& p : r.peers) {
     std::string side;
     for (const auto& [name, t] : p.sideMs) side += (side.empty() ? "" : ", ") + name + " " + ms(t) + " ms";
@@ -219,6 +223,8 @@ void writeJson(const std::string& path, const BenchReport& report) {
                           {"outside_timed_region_ms", side},
                           {"notes", p.notes}});
     }
+    nlohmann::json tesselSide = nlohmann::json::object();
+    for (const auto& [name, t] : r.tesselSideMs) tesselSide[name] = t;
     results.push_back(
         {{"case", r.name},
          {"program", r.program},
@@ -240,7 +246,8 @@ void writeJson(const std::string& path, const BenchReport& report) {
            {"runs", r.runs},
            {"gflops", r.gflops},
            {"gbps", r.gbps},
-           {"percent_of_peak", r.percentOfPeak ? nlohmann::json(*r.percentOfPeak) : nlohmann::json()}}},
+           {"percent_of_peak", r.percentOfPeak ? nlohmann::json(*r.percentOfPeak) : nlohmann::json()},
+           {"outside_timed_region_ms", tesselSide}}},
          {"peers", peerList}});
   }
   j["results"] = results;

@@ -233,8 +233,10 @@ class AstTranslator {
       : scop_(s), ast_(ast), plan_(plan), microKernels_(microKernels) {}
 
   bool checksIndices = false;
-  std::map<std::string, BufferDecl> locals;  // the promotion buffers, by name
-  std::vector<std::string> helpers;          // the grafted micro-kernels' C functions
+  std::map<std::string, BufferDecl> locals;   // the promotion buffers, by name
+  std::vector<std::string> helpers;           // the grafted micro-kernels' C functions
+  std::vector<PreparedInput> preparedInputs;  // inputs the micro-kernels read laid out
+  std::vector<BufferDecl> layoutTemporaries;  // temporaries they read laid out
 
   // Marks apply to the loop right under them.
   Stmt node(const isl::ast_node& n, LoopMarks marks = LoopMarks()) {
@@ -266,8 +268,21 @@ class AstTranslator {
       std::string name = m.id().name();
       if (auto site = plan_.siteOfMark(name)) return promotion(m, *site, marks);
       if (const target::GraftedMicroKernel* k = microKernels_.ofMark(name)) {
+        std::vector<Stmt> calls;
+        for (const auto& laid : k->layouts) {
+          helpers.push_back(laid.source);
+          BufferDecl buffer{laid.buffer, te::DType::F32, laid.shape};
+          if (laid.input) {
+            preparedInputs.push_back({laid.tensor, buffer, laid.function, laid.layout});
+            continue;
+          }
+          // Computed by the kernel itself: laid out right before use.
+          layoutTemporaries.push_back(buffer);
+          calls.push_back(call(laid.function, {laid.buffer, laid.tensor}));
+        }
         helpers.push_back(k->source);
-        return call(k->function, k->arguments);
+        calls.push_back(call(k->function, k->arguments));
+        return calls.size() == 1 ? calls.front() : block(std::move(calls));
       }
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
       if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
@@ -418,6 +433,8 @@ Kernel astToLir(const te::Program& program, const poly::Scop& scop, const Genera
     if (usesBuffer(k.body, decl.name)) k.temporaries.push_back(decl);
   k.checksIndices = t.checksIndices;
   k.helpers = t.helpers;
+  k.preparedInputs = t.preparedInputs;
+  k.temporaries.insert(k.temporaries.end(), t.layoutTemporaries.begin(), t.layoutTemporaries.end());
   for (const auto& [name, decl] : t.locals) k.locals.push_back(decl);
   return k;
 }

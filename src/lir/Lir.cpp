@@ -302,6 +302,9 @@ std::string toString(const Kernel& k) {
   decls("out", k.outputs);
   decls("temp", k.temporaries);
   decls("local", k.locals);
+  for (const auto& p : k.preparedInputs)
+    os << "  prepared " << p.buffer.name << "[" << p.buffer.numElements() << "] = " << p.function << "("
+       << p.input << "), " << p.layout << "\n";
   printStmt(os, k.body, 1);
   return os.str();
 }

@@ -109,6 +109,17 @@ struct BufferDecl {
   int64_t numElements() const;
 };
 
+// An input the kernel's micro-kernels read in another layout: `function`
+// (one of Kernel::helpers, `int f(float* to, const float* from)`) copies
+// `input` into `buffer`. The kernel's prepare entry does that once; its
+// prepared entry takes `buffer` as given (abi/KernelAbi.h).
+struct PreparedInput {
+  std::string input;
+  BufferDecl buffer;
+  std::string function;
+  std::string layout;  // readable, for the header and --emit lir
+};
+
 // One kernel: parameters in ABI order (inputs, then outputs), scratch
 // buffers it allocates itself, and its body.
 struct Kernel {
@@ -122,6 +133,7 @@ struct Kernel {
   // C functions the body calls (grafted micro-kernels, target/MicroKernelPlan.h):
   // their whole definitions, emitted before the kernel.
   std::vector<std::string> helpers;
+  std::vector<PreparedInput> preparedInputs;
   Stmt body;
   bool checksIndices = false;  // body contains CheckedIndex: the kernel reports bad indices
   std::string vectorIsa;       // "avx512", "avx2" or "" (scalar): the ISA of vectorized loops

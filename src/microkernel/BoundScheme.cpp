@@ -1,6 +1,8 @@
 #include "microkernel/BoundScheme.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <set>
 
 namespace tessel::microkernel {
@@ -94,6 +96,7 @@ int64_t BoundScheme::trips(size_t index, const Bindings& bindings) const {
       return isa.lanes;
     case SpecKind::Seq:
     case SpecKind::P:  // never among the bound loops
+    case SpecKind::L:
       break;
   }
   return 0;
@@ -317,7 +320,136 @@ void checkPackings(BoundScheme& b, const std::vector<std::pair<Specifier, size_t
   }
 }
 
+// `d` alone: one variable, coefficient 1, no constant.
+bool isLoneVariable(const te::AffineExpr& e) {
+  return e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
+}
+
+// The L specifiers' layouts on a copy of the contraction, which the scheme then reads.
+void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
+  if (layouts.empty()) return;
+  auto laidOut = std::make_shared<Contraction>(*b.contraction);
+  const Scheme& scheme = b.original;
+  for (const Specifier& l : layouts) {
+    const Contraction& c = *b.contraction;
+    if (l.dim == c.output.tensor)
+      schemeError(scheme, l,
+                  "L_" + l.dim + " lays out the output; only the operands (" + c.lhs.tensor + ", " +
+                      c.rhs.tensor + ") can be laid out");
+    if (l.dim != c.lhs.tensor && l.dim != c.rhs.tensor)
+      schemeError(scheme, l,
+                  "'" + l.dim + "' is not an operand of the contraction (" + c.lhs.tensor + ", " +
+                      c.rhs.tensor + ")");
+    if (c.lhs.tensor == c.rhs.tensor)
+      schemeError(scheme, l, "L_" + l.dim + ": " + l.dim + " is both operands");
+    if (std::find(b.layouts.begin(), b.layouts.end(), l.dim) != b.layouts.end())
+      schemeError(scheme, l, l.dim + " is laid out twice");
+    TensorAccess& a = l.dim == c.lhs.tensor ? laidOut->lhs : laidOut->rhs;
+    auto itemError = [&](const LayoutItem& item, const std::string& reason) {
+      Specifier at = l;
+      at.offset = item.offset;
+      schemeError(scheme, at, "L_" + l.dim + ": " + reason);
+    };
+    // Each subscript whole once, or split once each way by one block.
+    std::vector<std::array<int, 3>> uses(a.subscripts.size(), {0, 0, 0});  // whole, outer, inner
+    std::vector<int64_t> blocks(a.subscripts.size(), 0);
+    for (const LayoutItem& item : l.layout) {
+      size_t k = a.subscripts.size();
+      if (item.dim.empty()) {
+        if (item.position < 0 || item.position >= static_cast<int64_t>(a.subscripts.size()))
+          itemError(item, "#" + std::to_string(item.position) + " is not a subscript position of " + l.dim +
+                              " (it has " + std::to_string(a.subscripts.size()) + ")");
+        k = static_cast<size_t>(item.position);
+      } else {
+        for (size_t j = 0; j < a.subscripts.size(); ++j)
+          if (isLoneVariable(a.subscripts[j]) && a.subscripts[j].coeffs.begin()->first == item.dim) k = j;
+        if (k == a.subscripts.size())
+          itemError(item, "no subscript of " + l.dim + " is the loop variable '" + item.dim +
+                              "' alone; name it by its position, as #p");
+      }
+      LayoutDim::Part part = item.split == '/'   ? LayoutDim::Part::Outer
+                             : item.split == '%' ? LayoutDim::Part::Inner
+                                                 : LayoutDim::Part::Whole;
+      if (++uses[k][static_cast<size_t>(part)] > 1 || (uses[k][0] > 0 && uses[k][1] + uses[k][2] > 0))
+        itemError(item, "subscript #" + std::to_string(k) + " appears twice");
+      if (item.split) {
+        if (!isLoneVariable(a.subscripts[k]))
+          itemError(item, "only a subscript that is one loop variable can be split into blocks");
+        if (blocks[k] != 0 && blocks[k] != item.block)
+          itemError(item, "subscript #" + std::to_string(k) + " is split by " + std::to_string(blocks[k]) +
+                              " and by " + std::to_string(item.block));
+        blocks[k] = item.block;
+      }
+      a.layout.push_back({k, part, item.block});
+    }
+    for (size_t k = 0; k < uses.size(); ++k)
+      if (uses[k][0] == 0 && (uses[k][1] == 0 || uses[k][2] == 0))
+        schemeError(scheme, l,
+                    "L_" + l.dim + " must list subscript #" + std::to_string(k) + " of " + l.dim +
+                        (uses[k][1] + uses[k][2] == 0
+                             ? ""
+                             : " both as its block number (/b) and as its place in the block (%b)"));
+    b.layouts.push_back(l.dim);
+  }
+  b.laidOut = laidOut;
+  b.contraction = laidOut.get();
+}
+
+// Every register tile must lie inside one block along a split subscript: the
+// micro-kernel addresses its elements at fixed offsets from the tile's first.
+void checkLayoutBlocks(const BoundScheme& b, const std::vector<Specifier>& layouts) {
+  for (const Specifier& l : layouts) {
+    if (std::any_of(b.packings.begin(), b.packings.end(),
+                    [&](const Packing& p) { return p.tensor == l.dim; }))
+      schemeError(b.original, l, l.dim + " is both packed (P_" + l.dim + ") and laid out (L_" + l.dim + ")");
+    const TensorAccess& a = l.dim == b.contraction->lhs.tensor ? b.contraction->lhs : b.contraction->rhs;
+    for (size_t k = 0; k < a.subscripts.size(); ++k) {
+      int64_t block = a.blockOf(k);
+      if (block == 0) continue;
+      std::string dim = a.subscripts[k].coeffs.begin()->first;
+      for (const auto& [start, span] : registerTileSpans(b, dim))
+        if (start / block != (start + span - 1) / block)
+          schemeError(b.original, l,
+                      "L_" + l.dim + " splits " + dim + " into blocks of " + std::to_string(block) +
+                          ", but a register tile covers " + dim + " " + std::to_string(start) + ".." +
+                          std::to_string(start + span - 1) + ", across a block boundary (make the block a " +
+                          "multiple of the tile along " + dim + ")");
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> registerTileSpans(const BoundScheme& b, const std::string& dim) {
+  std::set<std::pair<int64_t, int64_t>> spans;
+  std::function<void(size_t, const Bindings&, int64_t)> walk = [&](size_t i, const Bindings& bindings,
+                                                                   int64_t start) {
+    if (i >= b.registerTileStart) {
+      spans.insert({start, b.extentsFrom(i, bindings)[dim]});
+      return;
+    }
+    const Specifier& s = b.scheme.specs[i];
+    if (s.kind == SpecKind::Seq) {
+      for (const auto& [repetitions, value] : s.branches) {
+        Bindings inner = bindings;
+        inner[s.param] = value;
+        int64_t step = b.extentsFrom(i + 1, inner)[s.dim];
+        if (s.dim != dim) {
+          walk(i + 1, inner, start);
+          continue;
+        }
+        for (int64_t r = 0; r < repetitions; ++r) walk(i + 1, inner, start + r * step);
+        start += repetitions * step;
+      }
+      return;
+    }
+    if (s.dim != dim) return walk(i + 1, bindings, start);
+    int64_t step = b.extentsFrom(i + 1, bindings)[dim];
+    for (int64_t t = 0; t < b.trips(i, bindings); ++t) walk(i + 1, bindings, start + t * step);
+  };
+  walk(0, {}, 0);
+  return {spans.begin(), spans.end()};
+}
 
 double footprintElements(const TensorAccess& access, const Extents& extents) {
   double elements = 1;
@@ -340,16 +472,22 @@ BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, con
   b.scheme = scheme;
   b.scheme.specs.clear();
   std::vector<std::pair<Specifier, size_t>> packings;
+  std::vector<Specifier> layouts;
   for (const auto& s : scheme.specs) {
     if (s.kind == SpecKind::P)
       packings.emplace_back(s, b.scheme.specs.size());
+    else if (s.kind == SpecKind::L)
+      layouts.push_back(s);
     else
       b.scheme.specs.push_back(s);
   }
-  if (b.scheme.specs.empty()) schemeError(scheme, scheme.specs.front(), "a scheme needs loops, not only P");
+  if (b.scheme.specs.empty())
+    schemeError(scheme, scheme.specs.front(), "a scheme needs loops, not only P and L");
   b.isa = isa;
+  applyLayouts(b, layouts);
   SchemeChecker(b).check();
   checkPackings(b, packings);
+  checkLayoutBlocks(b, layouts);
   return b;
 }
 

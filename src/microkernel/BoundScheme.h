@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,10 +55,14 @@ struct Packing {
 };
 
 struct BoundScheme {
+  // The contraction as the kernel reads it: the one given, or with the L
+  // specifiers' layouts on its operands (then owned by `laidOut`).
   const Contraction* contraction = nullptr;
-  Scheme original;  // as given, P specifiers included
-  Scheme scheme;    // the loop specifiers (no P)
+  std::shared_ptr<const Contraction> laidOut;
+  Scheme original;  // as given, P and L specifiers included
+  Scheme scheme;    // the loop specifiers (no P, no L)
   std::vector<Packing> packings;
+  std::vector<std::string> layouts;  // operands the L specifiers lay out
   VectorIsa isa;
   size_t registerTileStart = 0;  // index of the first U or V (specs.size() if none)
 
@@ -74,6 +79,9 @@ struct BoundScheme {
   // (which run inside the micro-kernel, on its accumulators), not above `first`.
   size_t accumulationStart(size_t first = 0) const;
 };
+
+// Where each register tile starts along `dim` and how far it reaches, over the whole domain (each pair once).
+std::vector<std::pair<int64_t, int64_t>> registerTileSpans(const BoundScheme& scheme, const std::string& dim);
 
 // Elements of the box `access` reads over the given extents (a span per subscript).
 double footprintElements(const TensorAccess& access, const Extents& extents);

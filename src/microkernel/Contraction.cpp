@@ -5,25 +5,72 @@
 
 namespace tessel::microkernel {
 
+std::vector<LayoutDim> TensorAccess::layoutDims() const {
+  if (!layout.empty()) return layout;
+  std::vector<LayoutDim> dims;
+  for (size_t k = 0; k < shape.size(); ++k) dims.push_back({k, LayoutDim::Part::Whole, 0});
+  return dims;
+}
+
+std::vector<int64_t> TensorAccess::layoutShape() const {
+  std::vector<int64_t> extents;
+  for (const auto& d : layoutDims()) {
+    int64_t extent = shape[d.subscript];
+    if (d.part == LayoutDim::Part::Outer) extent = (extent + d.block - 1) / d.block;
+    if (d.part == LayoutDim::Part::Inner) extent = d.block;
+    extents.push_back(extent);
+  }
+  return extents;
+}
+
+int64_t TensorAccess::elements() const {
+  int64_t count = 1;
+  for (int64_t extent : layoutShape()) count *= extent;
+  return count;
+}
+
+std::vector<int64_t> TensorAccess::layoutStrides() const {
+  std::vector<int64_t> extents = layoutShape();
+  std::vector<int64_t> strides(extents.size(), 1);
+  for (size_t j = extents.size(); j-- > 1;) strides[j - 1] = strides[j] * extents[j];
+  return strides;
+}
+
+int64_t TensorAccess::blockOf(size_t k) const {
+  for (const auto& d : layout)
+    if (d.subscript == k && d.part != LayoutDim::Part::Whole) return d.block;
+  return 0;
+}
+
 int64_t TensorAccess::stride(const std::string& dim) const {
-  int64_t stride = 0, elementStride = 1;
-  for (size_t k = subscripts.size(); k-- > 0;) {
-    auto it = subscripts[k].coeffs.find(dim);
-    if (it != subscripts[k].coeffs.end()) stride += it->second * elementStride;
-    elementStride *= shape[k];
+  std::vector<LayoutDim> dims = layoutDims();
+  std::vector<int64_t> strides = layoutStrides();
+  int64_t stride = 0;
+  for (size_t j = 0; j < dims.size(); ++j) {
+    if (dims[j].part == LayoutDim::Part::Outer) continue;
+    auto it = subscripts[dims[j].subscript].coeffs.find(dim);
+    if (it != subscripts[dims[j].subscript].coeffs.end()) stride += it->second * strides[j];
   }
   return stride;
 }
 
 int64_t TensorAccess::offset(const std::vector<std::pair<std::string, int64_t>>& point) const {
+  std::vector<LayoutDim> dims = layoutDims();
+  std::vector<int64_t> strides = layoutStrides();
   int64_t offset = 0;
-  for (size_t k = 0; k < subscripts.size(); ++k) {
-    int64_t index = subscripts[k].constant;
+  for (size_t j = 0; j < dims.size(); ++j) {
+    const te::AffineExpr& subscript = subscripts[dims[j].subscript];
+    int64_t index = subscript.constant;
     for (const auto& [dim, value] : point) {
-      auto it = subscripts[k].coeffs.find(dim);
-      if (it != subscripts[k].coeffs.end()) index += it->second * value;
+      auto it = subscript.coeffs.find(dim);
+      if (it != subscript.coeffs.end()) index += it->second * value;
     }
-    offset = offset * shape[k] + index;
+    // Indices are never negative inside the tensor; relative offsets inside a block may be.
+    int64_t block = dims[j].block;
+    if (dims[j].part == LayoutDim::Part::Outer)
+      index = index >= 0 ? index / block : -((-index + block - 1) / block);
+    if (dims[j].part == LayoutDim::Part::Inner) index = ((index % block) + block) % block;
+    offset += index * strides[j];
   }
   return offset;
 }
@@ -65,7 +112,7 @@ std::optional<TensorAccess> accessOf(const te::Program& program, const te::Expr&
     return std::nullopt;
   }
   const te::TensorDecl& t = program.tensor(read->name);
-  TensorAccess a{read->name, t.shape, {}};
+  TensorAccess a{read->name, t.shape, {}, {}};
   std::set<std::string> seen;
   for (const auto& index : read->operands) {
     auto affine = te::toAffine(index);

@@ -20,16 +20,38 @@ struct ContractionDim {
   bool reduction = false;  // a right-hand-side-only variable
 };
 
+// One dimension of a tensor's layout in memory (outermost first): subscript
+// `subscript` whole, or split by `block` into its block number (Outer) and
+// its position inside the block (Inner), as in blocked layouts (NCHWc16).
+struct LayoutDim {
+  enum class Part { Whole, Outer, Inner };
+  size_t subscript = 0;
+  Part part = Part::Whole;
+  int64_t block = 0;  // Outer, Inner
+};
+
 // One tensor access: subscript k is sum(coeffs[dim] * dim) + constant.
 struct TensorAccess {
   std::string tensor;
-  std::vector<int64_t> shape;  // dense, row-major
+  std::vector<int64_t> shape;  // the tensor's extents, subscript by subscript
   std::vector<te::AffineExpr> subscripts;
+  // How the elements lie in memory; empty: dense row-major over `shape`.
+  std::vector<LayoutDim> layout;
 
-  // Elements moved in memory by one step of `dim` (0: the access does not depend on it).
+  // Elements moved in memory by one step of `dim` (0: the access does not
+  // depend on it); along a split subscript, the step inside a block.
   int64_t stride(const std::string& dim) const;
   // Element offset of the point where each dim has the value `index(dim)`.
   int64_t offset(const std::vector<std::pair<std::string, int64_t>>& point) const;
+  // The layout's extents (a split subscript's block count rounded up) and its element count.
+  std::vector<int64_t> layoutShape() const;
+  int64_t elements() const;
+  // The layout dimensions, outermost first (row-major over `shape` when `layout` is empty).
+  std::vector<LayoutDim> layoutDims() const;
+  // Memory stride of each layout dimension.
+  std::vector<int64_t> layoutStrides() const;
+  // Subscript k's block when the layout splits it, else 0.
+  int64_t blockOf(size_t k) const;
 };
 
 struct Contraction {

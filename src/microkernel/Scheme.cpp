@@ -117,7 +117,7 @@ class SchemeParser {
       if (s.branches.size() < 2) fail(s.offset, "a lambda needs at least two (repetitions, value) pairs");
       return s;
     }
-    if (pos_ >= text_.size()) fail("expected a specifier (R_d, T_{n,d}, U_{n,d}, V_d, P_X or lambda_d)");
+    if (pos_ >= text_.size()) fail(kExpected);
     char letter = text_[pos_];
     switch (letter) {
       case 'R':
@@ -138,10 +138,49 @@ class SchemeParser {
         s.dim = name("a dimension");
         expect("}", "after the dimension");
         return s;
+      case 'L':
+        ++pos_;
+        s.kind = SpecKind::L;
+        s.dim = subscriptDim();
+        s.layout = layoutItems();
+        return s;
       default:
-        fail("expected a specifier (R_d, T_{n,d}, U_{n,d}, V_d, P_X or lambda_d)");
+        fail(kExpected);
     }
   }
+
+  // "(k/64, r, #2, k%64)"
+  std::vector<LayoutItem> layoutItems() {
+    expect("(", "to open the layout's list of dimensions");
+    std::vector<LayoutItem> items;
+    do {
+      skipSpace();
+      LayoutItem item;
+      item.offset = pos_;
+      if (accept("#")) {
+        size_t at = pos_;
+        item.position = 0;
+        while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) &&
+               item.position < 1000)
+          item.position = item.position * 10 + (text_[pos_++] - '0');
+        if (pos_ == at) fail("expected a subscript position after '#'");
+      } else {
+        item.dim = name("a subscript (a loop variable or #position)");
+      }
+      skipSpace();
+      if (accept("/") || accept("%")) {
+        item.split = text_[pos_ - 1];
+        item.block = number("a block size");
+      }
+      items.push_back(item);
+      skipSpace();
+    } while (accept(","));
+    expect(")", "to close the layout's list");
+    return items;
+  }
+
+  static constexpr const char* kExpected =
+      "expected a specifier (R_d, T_{n,d}, U_{n,d}, V_d, P_X, L_X(...) or lambda_d)";
 
   const std::string& text_;
   const std::string& origin_;
@@ -164,6 +203,15 @@ std::string toString(const Specifier& s) {
       return "V_" + s.dim;
     case SpecKind::P:
       return "P_" + s.dim;
+    case SpecKind::L: {
+      std::string text = "L_" + s.dim + "(";
+      for (size_t i = 0; i < s.layout.size(); ++i) {
+        const LayoutItem& item = s.layout[i];
+        text += (i ? ", " : "") + (item.dim.empty() ? "#" + std::to_string(item.position) : item.dim);
+        if (item.split) text += std::string(1, item.split) + std::to_string(item.block);
+      }
+      return text + ")";
+    }
     case SpecKind::T:
     case SpecKind::U:
       return std::string(s.kind == SpecKind::T ? "T" : "U") + "_{" + factorText(s.factor) + "," + s.dim + "}";

@@ -8,6 +8,13 @@
 //   P_X        pack: copy what the specifiers inside read of operand X into a
 //              contiguous per-thread buffer (its box, in X's dimension
 //              order) and read the copy there (paper 002 §4's future work)
+//   L_X(d0, d1/b, ..., d1%b)
+//              lay operand X out in memory as listed, outermost first: each
+//              of X's subscripts once whole, or split by b into its block
+//              number (d/b) and its place in the block (d%b). A subscript is
+//              named by the loop variable that alone makes it, or as #p (its
+//              position). The kernel reads the laid-out copy, which a layout
+//              transform makes outside the micro-kernel (oneDNN's reorder).
 //   lambda_d p.[(r1,a1),(r2,a2),...]   (also written λseq_d)
 //              a sequence of loops along d: loop i runs r_i times with the
 //              parameter p, used by factors further in, bound to a_i
@@ -24,21 +31,31 @@
 
 namespace tessel::microkernel {
 
-enum class SpecKind { R, T, U, V, Seq, P };
+enum class SpecKind { R, T, U, V, Seq, P, L };
 
 struct Factor {
   int64_t value = 0;  // when param is empty
   std::string param;  // a lambda-bound name
 };
 
+// One dimension of an L specifier's layout.
+struct LayoutItem {
+  std::string dim;        // the loop variable naming the subscript, or "" with `position`
+  int64_t position = -1;  // #p
+  char split = 0;         // '/' (block number), '%' (place in the block) or 0 (whole)
+  int64_t block = 0;
+  size_t offset = 0;  // where it starts in the text
+};
+
 struct Specifier {
   SpecKind kind = SpecKind::T;
-  std::string dim;  // P: the operand tensor
+  std::string dim;  // P, L: the operand tensor
   Factor factor;    // T, U
   // Seq: the bound parameter and its (repetitions, value) pairs.
   std::string param;
   std::vector<std::pair<int64_t, int64_t>> branches;
-  size_t offset = 0;  // where it starts in the text, for messages
+  std::vector<LayoutItem> layout;  // L
+  size_t offset = 0;               // where it starts in the text, for messages
 };
 
 struct Scheme {

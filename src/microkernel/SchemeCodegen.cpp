@@ -105,11 +105,26 @@ class SchemeEmitter {
   std::string offsetOf(const TensorAccess& access, const Vars& vars,
                        const std::set<std::string>& skip = {}) const {
     std::string text = std::to_string(access.offset({}));
+    // A split subscript is one variable (BoundScheme checks it): its block
+    // number and its place in the block each have their own stride.
+    std::vector<LayoutDim> dims = access.layoutDims();
+    std::vector<int64_t> strides = access.layoutStrides();
+    std::map<std::string, std::pair<int64_t, int64_t>> split;  // dim -> (block, outer stride)
+    for (size_t j = 0; j < dims.size(); ++j)
+      if (dims[j].part == LayoutDim::Part::Outer)
+        split[access.subscripts[dims[j].subscript].coeffs.begin()->first] = {dims[j].block, strides[j]};
     for (const auto& d : c_.dims) {
       int64_t stride = access.stride(d.name);
       std::string index = indexOf(d.name, vars, skip);
-      if (stride == 0 || index.empty()) continue;
-      text += " + " + std::to_string(stride) + "L * (" + index + ")";
+      if (index.empty()) continue;
+      auto it = split.find(d.name);
+      if (it != split.end()) {
+        auto [block, outer] = it->second;
+        text += " + " + std::to_string(outer) + "L * ((" + index + ") / " + std::to_string(block) + ") + " +
+                std::to_string(stride) + "L * ((" + index + ") % " + std::to_string(block) + ")";
+        continue;
+      }
+      if (stride != 0) text += " + " + std::to_string(stride) + "L * (" + index + ")";
     }
     return text;
   }
@@ -125,7 +140,7 @@ class SchemeEmitter {
       if (packing.before != index) continue;
       OperandView& view = state.views[packing.tensor == c_.lhs.tensor ? 0 : 1];
       Extents inner = b_.extentsFrom(index, bindings);
-      TensorAccess packed{view.access.tensor, {}, view.access.subscripts};
+      TensorAccess packed{view.access.tensor, {}, view.access.subscripts, {}};
       for (auto& subscript : packed.subscripts) {
         int64_t span = 1;
         for (const auto& [dim, coeff] : subscript.coeffs) span += coeff * (inner[dim] - 1);
@@ -352,10 +367,84 @@ class SchemeEmitter {
   size_t packCount_ = 0;
 };
 
+// The loops of a layout transform: one per layout dimension, outermost first.
+void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
+  std::vector<LayoutDim> dims = a.layoutDims();
+  std::vector<int64_t> extents = a.layoutShape();
+  // Each subscript's value, and whether it is inside the tensor (blocks may overhang).
+  std::string to = "0", from = "0", inside;
+  int64_t stride = 1;
+  for (size_t k = a.shape.size(); k-- > 0;) {
+    std::string index;
+    for (size_t j = 0; j < dims.size(); ++j) {
+      std::string q = "q" + std::to_string(j);
+      if (dims[j].subscript != k) continue;
+      if (dims[j].part == LayoutDim::Part::Whole) index = q;
+      if (dims[j].part == LayoutDim::Part::Outer)
+        index = q + " * " + std::to_string(dims[j].block) + (index.empty() ? "" : " + " + index);
+      if (dims[j].part == LayoutDim::Part::Inner) index = (index.empty() ? "" : index + " + ") + q;
+    }
+    if (a.blockOf(k) != 0 && a.shape[k] % a.blockOf(k) != 0)
+      inside += (inside.empty() ? "" : " && ") + index + " < " + std::to_string(a.shape[k]);
+    from += " + " + std::to_string(stride) + "L * (" + index + ")";
+    stride *= a.shape[k];
+  }
+  for (size_t j = 0; j < dims.size(); ++j)
+    to = "(" + to + ") * " + std::to_string(extents[j]) + " + q" + std::to_string(j);
+  // With the innermost dimension a run of the source's last subscript, whole
+  // rows are copied (the kernel's C is compiled without GCC's vectorizer).
+  bool rows = inside.empty() && dims.back().subscript + 1 == a.shape.size() &&
+              dims.back().part != LayoutDim::Part::Outer;
+  size_t loops = rows ? dims.size() - 1 : dims.size();
+  os << "  #pragma omp parallel for schedule(static)\n";
+  for (size_t j = 0; j < loops; ++j)
+    os << std::string(2 * (j + 1), ' ') << "for (long q" << j << " = 0; q" << j << " < " << extents[j]
+       << "; ++q" << j << ")\n";
+  std::string pad(2 * (loops + 1), ' ');
+  if (rows) {
+    os << pad << "{\n"
+       << pad << "  const long q" << loops << " = 0;\n"
+       << pad << "  memcpy(to + " << to << ", from + " << from << ", " << extents.back()
+       << " * sizeof(float));\n"
+       << pad << "}\n";
+    return;
+  }
+  std::string element = "from[" + from + "]";
+  os << pad << "to[" << to << "] = " << (inside.empty() ? element : inside + " ? " + element + " : 0.0f")
+     << ";\n";
+}
+
 }  // namespace
 
 std::string generateSchemeC(const BoundScheme& scheme, const SchemeCodeOptions& options) {
   return SchemeEmitter(scheme, options).emit();
+}
+
+}  // namespace tessel::microkernel
+
+namespace tessel::microkernel {
+
+std::string generateLayoutTransformC(const TensorAccess& access, const std::string& functionName) {
+  std::ostringstream os;
+  os << "static int " << functionName << "(float* restrict to, const float* restrict from) {\n";
+  os << "  /* " << access.tensor << " into the micro-kernel's layout: " << layoutText(access) << " */\n";
+  emitTransformLoops(os, access);
+  os << "  return 0;\n}\n";
+  return os.str();
+}
+
+std::string layoutText(const TensorAccess& access) {
+  std::vector<int64_t> extents = access.layoutShape();
+  std::vector<LayoutDim> dims = access.layoutDims();
+  std::string text = access.tensor + "[";
+  for (size_t j = 0; j < dims.size(); ++j) {
+    text += j ? "][" : "";
+    text += "#" + std::to_string(dims[j].subscript);
+    if (dims[j].part != LayoutDim::Part::Whole)
+      text += (dims[j].part == LayoutDim::Part::Outer ? "/" : "%") + std::to_string(dims[j].block);
+    text += ":" + std::to_string(extents[j]);
+  }
+  return text + "]";
 }
 
 }  // namespace tessel::microkernel

@@ -34,4 +34,11 @@ struct SchemeCodeOptions {
 // nothing). Packing buffers are per thread, kept from call to call.
 std::string generateSchemeC(const BoundScheme& scheme, const SchemeCodeOptions& options);
 
+// `static int NAME(float* restrict to, const float* restrict from)`: copies
+// the dense row-major tensor `from` into `to` in `access`'s layout (an L
+// specifier's), zeros where a block overhangs the tensor; returns 0.
+std::string generateLayoutTransformC(const TensorAccess& access, const std::string& functionName);
+// "W[#3/64:4][#0:3][#1:3][#2:256][#3%64:64]": each layout dimension, its subscript and extent.
+std::string layoutText(const TensorAccess& access);
+
 }  // namespace tessel::microkernel

@@ -6,6 +6,30 @@
 
 namespace tessel::runtime {
 
+namespace {
+
+int callEntry(int (*entry)(void**), const std::vector<Buffer*>& args) {
+  std::vector<void*> ptrs;
+  ptrs.reserve(args.size());
+  for (Buffer* b : args) ptrs.push_back(b->data());
+  return entry(ptrs.data());
+}
+
+}  // namespace
+
+KernelLibrary::KernelLibrary(const std::string& path, const KernelEntries& entries)
+    : KernelLibrary(path, entries.whole) {
+  if (entries.prepare.empty()) return;
+  prepare_ = reinterpret_cast<int (*)(void**)>(dlsym(handle_, entries.prepare.c_str()));
+  prepared_ = reinterpret_cast<int (*)(void**)>(dlsym(handle_, entries.prepared.c_str()));
+  if (!prepare_ || !prepared_) {
+    dlclose(handle_);
+    handle_ = nullptr;
+    throw InternalError("kernel-load",
+                        "missing entry point " + entries.prepare + " or " + entries.prepared + " in " + path);
+  }
+}
+
 KernelLibrary::KernelLibrary(const std::string& path, const std::string& packedEntry) {
   // RTLD_NODELETE: the kernel's OpenMP runtime keeps worker threads alive
   // after a call; unmapping it under them would crash the process.
@@ -27,11 +51,16 @@ KernelLibrary::~KernelLibrary() {
   if (handle_) dlclose(handle_);
 }
 
-int KernelLibrary::call(const std::vector<Buffer*>& args) const {
-  std::vector<void*> ptrs;
-  ptrs.reserve(args.size());
-  for (Buffer* b : args) ptrs.push_back(b->data());
-  return entry_(ptrs.data());
+int KernelLibrary::call(const std::vector<Buffer*>& args) const { return callEntry(entry_, args); }
+
+int KernelLibrary::prepare(const std::vector<Buffer*>& args) const {
+  TESSEL_CHECK(prepare_, "kernel-load", "the kernel has no prepare entry");
+  return callEntry(prepare_, args);
+}
+
+int KernelLibrary::callPrepared(const std::vector<Buffer*>& args) const {
+  TESSEL_CHECK(prepared_, "kernel-load", "the kernel has no prepared entry");
+  return callEntry(prepared_, args);
 }
 
 void KernelLibrary::setThreads(int n) const {

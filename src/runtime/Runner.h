@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/KernelLibrary.h"
 #include "tessel/te.h"
 
 namespace tessel::runtime {
@@ -32,12 +33,18 @@ struct RunReport {
   std::vector<OutputCheck> outputs;
   double medianMs = 0;
   int runs = 0;
+  // A kernel that reads some inputs in its own layout is timed through its
+  // prepared entry; the layout transform (its prepare entry) is timed apart.
+  std::vector<std::string> preparedInputs;
+  double prepareMs = 0;
   bool compiledFromCache = false;
   double compileMs = 0;  // C compiler time (0 when cached)
 };
 
 // Throws UserError when the kernel reports an out-of-range read (located by
 // replaying the program in the interpreter).
+RunReport runKernel(const te::Program& program, const std::string& cSource, const KernelEntries& entries,
+                    const RunOptions& options);
 RunReport runKernel(const te::Program& program, const std::string& cSource, const std::string& packedEntry,
                     const RunOptions& options);
 

@@ -4,12 +4,26 @@
 // that subtree with a call to the scheme's C function.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tessel::target {
 
 inline constexpr const char* kMicroKernelMarkPrefix = "microkernel_";
+
+// An operand the scheme reads in another layout (an L specifier): `function`
+// (C source `source`, `int f(float* to, const float* from)`) copies tensor
+// into `buffer`, whose extents are `shape`.
+struct LaidOutOperand {
+  std::string tensor;
+  std::string buffer;
+  std::vector<int64_t> shape;
+  std::string function;
+  std::string source;
+  std::string layout;  // readable (microkernel::layoutText)
+  bool input = false;  // a kernel input: transformed once per new value, apart from the kernel proper
+};
 
 struct GraftedMicroKernel {
   std::string statement;  // the update statement the function implements
@@ -20,6 +34,7 @@ struct GraftedMicroKernel {
   // its fused epilogue's), the product's two operands, the epilogue's inputs.
   std::vector<std::string> arguments;
   std::string scheme;  // the scheme it was generated from, for --explain
+  std::vector<LaidOutOperand> layouts;
 };
 
 struct MicroKernelPlan {

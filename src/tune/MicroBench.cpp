@@ -64,7 +64,7 @@ MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const Mic
         ro.threads = 1;
         ro.minSeconds = options.minSeconds;
         runtime::RunReport report = runtime::runKernel(compiled.program, compiled.cSource,
-                                                       backend::packedEntryName(compiled.kernel), ro);
+                                                       backend::kernelEntries(compiled.kernel), ro);
         MeasuredMicroKernel m{name, alpha, beta, p.flops / (report.medianMs * 1e-3) / 1e9, 0};
         if (hardware.peakF32FlopsPerCore > 0) m.peakShare = m.gflops * 1e9 / hardware.peakF32FlopsPerCore;
         table.kernels.push_back(m);

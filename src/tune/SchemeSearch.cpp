@@ -280,7 +280,7 @@ double timeIt(const te::Program& program, const driver::CompileOptions& options,
   ro.threads = search.threads;
   ro.minSeconds = search.minSeconds;
   ro.minRuns = 3;
-  return runtime::runKernel(compiled.program, compiled.cSource, backend::packedEntryName(compiled.kernel), ro)
+  return runtime::runKernel(compiled.program, compiled.cSource, backend::kernelEntries(compiled.kernel), ro)
       .medianMs;
 }
 

@@ -37,6 +37,12 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);
+  // A whole scheme runs to the next option, like a policy.
+  driver::CompileOptions given =
+      parseCompileOptionsArg("scheme=L_B(k/16, n, k%16), R_k, R_n, V_k fusion=min");
+  EXPECT_EQ(given.scheme.text, "L_B(k/16, n, k%16), R_k, R_n, V_k");
+  EXPECT_EQ(given.scheme.origin, "--options");
+  EXPECT_EQ(given.fusion, driver::Fusion::Min);
   EXPECT_TRUE(parseCompileOptionsArg("tiling=auto").autoTiling);
   EXPECT_TRUE(parseCompileOptionsArg("inline=on").inlineElementwise);
   EXPECT_FALSE(parseCompileOptionsArg("inline=off").inlineElementwise);
@@ -84,7 +90,8 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"tiles=S_1: 4@L1\nS_1: 2@L1", 2, 1, "tiled twice"},
       {"tiling=off,\n fusion=min tiles=Q: 4@L1", 2, 19, "expected a statement name"},
       {"tiles=@/nonexistent/policy.tiles", 1, 7, "cannot open '/nonexistent/policy.tiles'"},
-      {"scheme=R_m", 1, 8, "bad scheme 'R_m' (expected scheme=search)"},
+      {"scheme=R_m, Q_k", 1, 13, "bad scheme: expected a specifier"},
+      {"fusion=min scheme=O: R_m, L_A(m/0)", 1, 33, "a block size must be at least 1"},
       {"scheme=search scheme-budget=0", 1, 29, "bad scheme-budget '0' (expected a count from 1 to 100000)"},
   };
   for (const BadOptions& c : cases) {

@@ -174,6 +174,55 @@ TEST(BoundScheme, PackingsAreTakenOutOfTheLoopsAndChecked) {
   EXPECT_NE(e.find("P_A: A is read backwards along i"), std::string::npos) << e;
 }
 
+TEST(BoundScheme, LayoutsChangeTheOperandsStridesAndOffsets) {
+  te::Program p = front::testing::lowerText(kConvNhwc);
+  Contraction c = contractionOf(p);
+  BoundScheme b = bindScheme(c,
+                             parseScheme("R_n, R_k, R_h, R_w, L_Wt(k/64, r, s, c, k%64), T_{3,r}, T_{3,s}, "
+                                         "T_{256,c}, U_{4,k}, V_k",
+                                         "x"),
+                             vectorIsaNamed("avx512"));
+  EXPECT_EQ(b.layouts, std::vector<std::string>{"Wt"});
+  EXPECT_EQ(b.scheme.specs.size(), 9u);
+  const TensorAccess& wt = b.contraction->rhs;
+  EXPECT_EQ(wt.layoutShape(), (std::vector<int64_t>{8, 3, 3, 256, 64}));
+  EXPECT_EQ(wt.stride("k"), 1);
+  EXPECT_EQ(wt.stride("c"), 64);
+  EXPECT_EQ(wt.stride("s"), 256 * 64);
+  // k = 70: block 1, place 6.
+  EXPECT_EQ(wt.offset({{"k", 70}, {"c", 2}}), 3 * 3 * 256 * 64 + 2 * 64 + 6);
+  EXPECT_EQ(c.rhs.stride("c"), 512);                // the program's own layout is untouched
+  EXPECT_EQ(registerTileSpans(b, "k").size(), 8u);  // tiles of 64 at 0, 64, ..., 448
+}
+
+TEST(BoundScheme, LayoutMistakesAreLocatedAndExplained) {
+  te::Program p = front::testing::lowerText(kConvNhwc);
+  Contraction c = contractionOf(p);
+  const std::string loops = "R_n, R_k, R_h, R_w, T_{3,r}, T_{3,s}, T_{256,c}, U_{2,k}, V_k";
+  auto has = [&](const std::string& layout, const std::string& text) {
+    std::string e = bindError(c, layout + ", " + loops);
+    EXPECT_NE(e.find(text), std::string::npos) << layout << "\n" << e;
+  };
+  EXPECT_EQ(bindError(c, "L_Wt(k/32, r, s, c, k%32), " + loops), "");
+  EXPECT_EQ(bindError(c, "L_I(#0, c, #1, #2), " + loops), "");  // NHWC read as NCHW
+  has("L_O(n, h, w, k)", "1:1: error: bad scheme: L_O lays out the output; only the operands (I, Wt)");
+  has("L_X(k)", "'X' is not an operand of the contraction (I, Wt)");
+  has("L_Wt(r, s, c)", "L_Wt must list subscript #3 of Wt");
+  has("L_Wt(r, s, c, k/16)", "must list subscript #3 of Wt both as its block number (/b) and as its place");
+  has("L_Wt(r, s, c, k, k%16)", "1:18: error: bad scheme: L_Wt: subscript #3 appears twice");
+  has("L_Wt(k/16, r, s, c, k%32)", "subscript #3 is split by 16 and by 32");
+  has("L_Wt(r, s, c, #4)", "#4 is not a subscript position of Wt (it has 4)");
+  has("L_I(n, h, w, c)", "1:8: error: bad scheme: L_I: no subscript of I is the loop variable 'h' alone");
+  has("L_I(n, #1/4, #2, c, #1%4)", "only a subscript that is one loop variable can be split into blocks");
+  has("L_Wt(k/24, r, s, c, k%24)",
+      "L_Wt splits k into blocks of 24, but a register tile covers k 0..31, across a block boundary");
+  has("L_Wt(r, s, c, k), L_Wt(r, s, c, k)", "Wt is laid out twice");
+  has("L_Wt(r, s, k, c)", "V_k needs Wt contiguous or invariant along k (its stride there is 256)");
+  std::string e =
+      bindError(c, "L_Wt(r, s, c, k), R_n, R_k, R_h, R_w, P_Wt, T_{3,r}, T_{3,s}, T_{256,c}, V_k");
+  EXPECT_NE(e.find("Wt is both packed (P_Wt) and laid out (L_Wt)"), std::string::npos) << e;
+}
+
 TEST(BoundScheme, VectorAccessesMustBeContiguousOrInvariant) {
   te::Program p = front::testing::lowerText(
       "# sizes: N=1 C=8 K=16 HI=9 WI=33\n"

@@ -42,6 +42,28 @@ TEST(Scheme, PackingSpecifiersNameATensor) {
   EXPECT_EQ(toString(s), "T_{4,k}, P_B, R_m, P_A, T_{64,k}, U_{6,m}, V_n");
 }
 
+TEST(Scheme, LayoutSpecifiersListTheOperandsDimensions) {
+  Scheme s = parseScheme("L_{Wt}(k/64, r, #2, c, k % 64), R_k, V_k", "x");
+  ASSERT_EQ(s.specs.size(), 3u);
+  EXPECT_EQ(s.specs[0].kind, SpecKind::L);
+  EXPECT_EQ(s.specs[0].dim, "Wt");
+  ASSERT_EQ(s.specs[0].layout.size(), 5u);
+  EXPECT_EQ(s.specs[0].layout[0].dim, "k");
+  EXPECT_EQ(s.specs[0].layout[0].split, '/');
+  EXPECT_EQ(s.specs[0].layout[0].block, 64);
+  EXPECT_EQ(s.specs[0].layout[2].position, 2);
+  EXPECT_EQ(s.specs[0].layout[2].split, 0);
+  EXPECT_EQ(s.specs[0].layout[4].split, '%');
+  EXPECT_EQ(toString(s), "L_Wt(k/64, r, #2, c, k%64), R_k, V_k");
+  EXPECT_EQ(toString(parseScheme(toString(s), "x")), toString(s));
+  EXPECT_NE(errorOf("L_W(k/0)").find("1:7: error: bad scheme: a block size must be at least 1"),
+            std::string::npos);
+  EXPECT_NE(errorOf("L_W k").find("expected '(' to open the layout's list"), std::string::npos);
+  EXPECT_NE(errorOf("L_W()").find("1:5: error: bad scheme: expected a subscript"), std::string::npos);
+  EXPECT_NE(errorOf("L_W(#)").find("expected a subscript position after '#'"), std::string::npos);
+  EXPECT_NE(errorOf("L_W(k, r").find("expected ')' to close the layout's list"), std::string::npos);
+}
+
 TEST(Scheme, PrintedTextParsesBackToTheSameScheme) {
   std::string text = "R_j, lambda_i a.[(12,6),(8,7)], T_{64,k}, U_{a,i}, U_{2,j}, V_j";
   Scheme s = parseScheme(text, "x");

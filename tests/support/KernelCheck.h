@@ -19,7 +19,7 @@ inline KernelCheck checkAgainstInterpreter(const driver::CompiledProgram& cp) {
   runtime::RunOptions ro;
   ro.check = true;
   ro.threads = 2;
-  auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+  auto r = runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel), ro);
   KernelCheck c;
   for (const auto& out : r.outputs)
     if (!out.pass) {

@@ -92,6 +92,64 @@ TEST(GraftMicroKernels, ConvolutionsInEveryLayoutTheRulesAllow) {
                           withScheme("R_n, R_h, R_c, T_{3,r}, U_{3,s}, U_{4,k}, U_{2,w}, V_w"));
 }
 
+TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
+  const std::string nhwc =
+      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
+      "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
+      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  // Blocked weights (oneDNN's Ohwi-like order); 48 = a block and a half: the last block overhangs.
+  for (const auto& [sizes, scheme] : std::vector<std::pair<std::string, std::string>>{
+           {"N=1 HI=9 WI=7 CI=5 K=64 R=3 S=3",
+            "L_Wt(k/32, r, s, c, k%32), R_n, R_k, R_h, T_{5,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k"},
+           {"N=1 HI=4 WI=4 CI=3 K=48 R=1 S=2",
+            "R_n, R_k, R_h, R_w, L_Wt(k/32, r, s, c, k%32), T_{3,c}, T_{2,s}, V_k"}}) {
+    testing::CheckedProgram r = compileAndCheck(sized(sizes, nhwc), withScheme(scheme));
+    EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
+    ASSERT_EQ(r.program.kernel.preparedInputs.size(), 1u);
+    EXPECT_EQ(r.program.kernel.preparedInputs[0].input, "Wt");
+    EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(C, I, Wt_laid_out)"), std::string::npos);
+    EXPECT_TRUE(r.has("reads Wt as Wt[#3/32:")) << r.program.explanation;
+  }
+  // The input read as NCHW from an NHWC program, by positions; the transform copies element by element.
+  expectGraftedAndCorrect(sized("N=2 HI=5 WI=6 CI=3 K=16 R=2 S=2", nhwc),
+                          withScheme("L_I(#0, c, #1, #2), R_n, R_h, R_w, R_c, R_r, R_s, V_k"));
+  // Matmul with B in column panels of 32 and A transposed.
+  expectGraftedAndCorrect(sized("M=7 N=64 K=13", kMatmul),
+                          withScheme("L_B(n/32, k, n%32), L_A(k, m), R_n, R_m, R_k, U_{2,n}, V_n"));
+  // An operand the kernel computes is laid out inside the kernel, right before the micro-kernel.
+  testing::CheckedProgram r = compileAndCheck(sized("M=5 N=32 K=3",
+                                                    "def f(float(M, K) A, float(K, N) B) -> (C) {\n"
+                                                    "  D(k, n) = B(k, n) * 2\n"
+                                                    "  C(m, n) +=! A(m, k) * D(k, n)\n}\n"),
+                                              withScheme("C: L_D(n/16, k, n%16), R_m, R_n, R_k, V_n"));
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_TRUE(r.program.kernel.preparedInputs.empty());
+  EXPECT_TRUE(r.has("reads D as D[#1/16:2][#0:3][#1%16:16], transformed right before the micro-kernel"))
+      << r.program.explanation;
+  // The header declares the prepare and prepared entries.
+  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(sized("M=7 N=64 K=13", kMatmul)),
+                                               withScheme("L_B(n/32, k, n%32), R_m, R_n, R_k, V_n"));
+  std::string header = backend::emitHeader(cp.kernel, "test");
+  EXPECT_NE(header.find("int mm__prepare(const float* A, const float* B, float* B_laid_out);"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(
+      header.find("int mm__prepared(const float* A, const float* B, float* C, const float* B_laid_out);"),
+      std::string::npos)
+      << header;
+  EXPECT_NE(header.find("B_laid_out[2][13][32]: B as B[#1/32:2][#0:13][#1%32:32]"), std::string::npos)
+      << header;
+  // Timing runs the prepared entry, the transform apart.
+  runtime::RunOptions ro;
+  ro.time = true;
+  ro.minRuns = 1;
+  ro.minSeconds = 0;
+  runtime::RunReport timed =
+      runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel), ro);
+  EXPECT_EQ(timed.preparedInputs, std::vector<std::string>{"B"});
+  EXPECT_GE(timed.runs, 1);
+}
+
 TEST(GraftMicroKernels, Avx2RegisterTilesMatchTheInterpreter) {
   if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
   driver::CompileOptions o = withScheme("R_m, lambda_n a.[(1,2),(1,1)], R_k, U_{4,m}, U_{a,n}, V_n");

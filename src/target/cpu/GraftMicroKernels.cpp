@@ -3,6 +3,7 @@
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -52,6 +53,17 @@ std::string whyNotFused(const microkernel::BoundScheme& b) {
                "complete when it leaves the registers";
     }
   return "";
+}
+
+// `base`, or `base` with a number, that names no tensor of the program.
+std::string unusedName(const te::Program& program, const std::string& base) {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(program.tensors.begin(), program.tensors.end(),
+                       [&](const te::TensorDecl& t) { return t.name == n; });
+  };
+  std::string name = base;
+  for (int n = 2; taken(name); ++n) name = base + std::to_string(n);
+  return name;
 }
 
 }  // namespace
@@ -119,6 +131,24 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   if (ep.epilogue)
     for (const auto& t : ep.epilogue->tensors()) kernel.arguments.push_back(t);
   kernel.scheme = microkernel::toString(scheme);
+  for (size_t n = 0; n < bound.layouts.size(); ++n) {
+    const std::string& tensor = bound.layouts[n];
+    const microkernel::TensorAccess& access =
+        tensor == bound.contraction->lhs.tensor ? bound.contraction->lhs : bound.contraction->rhs;
+    target::LaidOutOperand laid;
+    laid.tensor = tensor;
+    laid.buffer = unusedName(*scop.program, tensor + "_laid_out");
+    laid.shape = access.layoutShape();
+    laid.function = kernel.function + "_layout" + std::to_string(n);
+    laid.source = microkernel::generateLayoutTransformC(access, laid.function);
+    laid.layout = microkernel::layoutText(access);
+    laid.input = scop.program->tensor(tensor).role == te::TensorRole::Input;
+    std::replace(kernel.arguments.begin() + 1, kernel.arguments.begin() + 3, tensor, laid.buffer);
+    epilogueNote += "; reads " + tensor + " as " + laid.layout +
+                    (laid.input ? ", transformed apart from the kernel (its prepare entry)"
+                                : ", transformed right before the micro-kernel");
+    kernel.layouts.push_back(std::move(laid));
+  }
   microkernel::SchemeCodeOptions code;
   code.functionName = kernel.function;
   code.parallel = options.parallel;
