@@ -220,7 +220,11 @@ class Enumerator {
             vOut + others + uOuter + vIn + uInner + cOut + tail,
             cOut + others + vOut + uOuter + vIn + uInner + tail,
         };
-        for (const auto& text : orders) consider(text);
+        std::string layout = blockedLayout(roles, alpha);
+        for (const auto& text : orders) {
+          consider(text);
+          if (!layout.empty()) consider(layout + text);
+        }
         // BLIS's order with packing (paper 002 §4's future work): a panel of
         // the vector operand packed under the vector and channel blocks, a
         // block of the broadcast one under the unrolled dimension's blocks.
@@ -232,6 +236,31 @@ class Enumerator {
           consider(others + vOut + packVector + uOuter + vIn + uInner + cOut + tail);
         }
       }
+  }
+
+  // "L_X(v/b, ..., v%b), " with X the vector operand and b the register
+  // tile's extent along v, when X's rows are longer than b: then each tile's
+  // panel of X, over all reduction steps, is contiguous (oneDNN's blocked
+  // weights, BLIS's packed panels), made once outside the kernel proper. ""
+  // when X is not laid out that way.
+  std::string blockedLayout(const Roles& roles, int alpha) const {
+    const microkernel::TensorAccess& x = c_.lhs.stride(roles.vector) != 0 ? c_.lhs : c_.rhs;
+    int64_t block = int64_t{alpha} * isa_.lanes;
+    std::string inner, middle;
+    for (size_t k = 0; k < x.subscripts.size(); ++k) {
+      const te::AffineExpr& e = x.subscripts[k];
+      bool lone = e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
+      std::string name = lone ? e.coeffs.begin()->first : "#" + std::to_string(k);
+      if (name == roles.vector) {
+        if (x.shape[k] <= block) return "";
+        inner = name;
+        continue;
+      }
+      middle += ", " + name;
+    }
+    if (inner.empty()) return "";
+    std::string b = std::to_string(block);
+    return "L_" + x.tensor + "(" + inner + "/" + b + middle + ", " + inner + "%" + b + "), ";
   }
 
   // The operand read as vectors along the vector dimension, and the other one.
