@@ -58,6 +58,11 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
   cmd->add_option("--scheme-budget", args.schemeBudget,
                   "under --scheme search: schemes measured (default 200)")
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--constant-inputs", args.constantInputs,
+                  "inputs that keep their values from call to call (weights): 'all' or names, as in 'Wt,B'. "
+                  "An input a scheme reads in its own layout (L_X) is then laid out once, untimed, when "
+                  "the kernel is timed (run --time, bench, --scheme search); otherwise each timed call "
+                  "includes the layout transform");
   cmd->add_option("--hardware", args.hardwareFile,
                   "compile for the machine described in this JSON file (see 'tessel target --json')");
   cmd->add_option("--schedule-time-limit", args.scheduleTimeLimitSeconds,
@@ -98,6 +103,8 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
       o.scheme.text.pop_back();
   }
   o.schemeBudget = args.schemeBudget;
+  if (!args.constantInputs.empty())
+    o.constantInputs = driver::parseConstantInputs(args.constantInputs, "--constant-inputs");
   if (!args.hardwareFile.empty())
     o.hardware = target::hardwareFromJson(readTextFile(args.hardwareFile), args.hardwareFile);
   return o;

@@ -32,7 +32,11 @@ int runCommand(const RunArgs& a) {
   ro.time = a.time;
   ro.threads = a.threads;
   ro.seed = a.seed;
-  runtime::RunReport r = runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel), ro);
+  runtime::RunReport r = runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel,
+                                                               [&](const std::string& input) {
+                                                                 return options.constantInputs.has(input);
+                                                               }),
+                                        ro);
 
   if (a.json) {
     nlohmann::json j;

@@ -363,10 +363,13 @@ void emitPreparedInputEntries(std::ostream& os, const lir::Kernel& k) {
 
 std::string packedEntryName(const lir::Kernel& kernel) { return kernelSymbol(kernel) + "__packed"; }
 
-runtime::KernelEntries kernelEntries(const lir::Kernel& kernel) {
+runtime::KernelEntries kernelEntries(const lir::Kernel& kernel,
+                                     const std::function<bool(const std::string&)>& isConstant) {
   runtime::KernelEntries entries;
   entries.whole = packedEntryName(kernel);
-  if (kernel.preparedInputs.empty()) return entries;
+  if (kernel.preparedInputs.empty() || !isConstant) return entries;
+  for (const auto& p : kernel.preparedInputs)
+    if (!isConstant(p.input)) return entries;
   entries.prepare = kernelSymbol(kernel) + "__prepare__packed";
   entries.prepared = kernelSymbol(kernel) + "__prepared__packed";
   for (const auto& p : kernel.preparedInputs) entries.preparedBuffers.push_back({p.input, p.buffer.shape});
@@ -415,7 +418,7 @@ std::string emitC(const lir::Kernel& k) {
   os << "  return tessel_status;\n}\n\n";
   if (prepared) {
     emitPreparedInputEntries(os, k);
-    runtime::KernelEntries entries = kernelEntries(k);
+    runtime::KernelEntries entries = kernelEntries(k, [](const std::string&) { return true; });
     emitPackedEntry(os, entries.prepare, kernelSymbol(k) + "__prepare", prepareParameters(k));
     emitPackedEntry(os, entries.prepared, bodyName, preparedParameters(k));
   }

@@ -4,6 +4,7 @@
 // OpenMP loops.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "backend/CNames.h"
@@ -18,10 +19,14 @@ std::string emitC(const lir::Kernel& kernel);
 std::string emitHeader(const lir::Kernel& kernel, const std::string& provenance);
 // Name of the packed entry point of `kernel`.
 std::string packedEntryName(const lir::Kernel& kernel);
-// All its packed entry points: with inputs read in another layout
-// (lir::PreparedInput), also `NAME__prepare__packed(inputs..., laid-out...)`
-// and `NAME__prepared__packed(inputs..., outputs..., laid-out...)`.
-runtime::KernelEntries kernelEntries(const lir::Kernel& kernel);
+// The packed entry points to call: the whole kernel's, and when it reads
+// inputs in another layout (lir::PreparedInput) that are all constant
+// (`isConstant`, driver::CompileOptions::constantInputs), also
+// `NAME__prepare__packed(inputs..., laid-out...)` and
+// `NAME__prepared__packed(inputs..., outputs..., laid-out...)`, which lay them
+// out once and then compute from the copies.
+runtime::KernelEntries kernelEntries(const lir::Kernel& kernel,
+                                     const std::function<bool(const std::string&)>& isConstant = {});
 // C parameter type of a tensor of dtype t ("float", "uint16_t", ...).
 const char* storageCType(te::DType t);
 

@@ -16,7 +16,7 @@ constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
     "fusion=none|min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
-    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N or tiles=POLICY";
+    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, constant-inputs=all|NAME+NAME or tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -49,7 +49,7 @@ class OptionListParser {
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
       if (key != "fusion" && key != "redundancy" && key != "tiling" && key != "vectorize" &&
           key != "promote" && key != "stream-stores" && key != "inline" && key != "tiles" &&
-          key != "scheme" && key != "scheme-budget")
+          key != "scheme" && key != "scheme-budget" && key != "constant-inputs")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
@@ -86,6 +86,9 @@ class OptionListParser {
                                    valueStart + microkernel::splitSelection(value).second);
         options.scheme.origin = kOrigin;
         options.scheme.text = value;
+      } else if (key == "constant-inputs") {
+        options.constantInputs =
+            located(valueStart, [&] { return driver::parseConstantInputs(value, "constant-inputs"); });
       } else if (key == "scheme-budget") {
         auto budget = cli::parseSizeValue(value);
         if (!budget || *budget < 1 || *budget > 100000)

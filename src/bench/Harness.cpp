@@ -46,7 +46,8 @@ class TesselKernel {
     driver::CompiledProgram cp = driver::compile(p, options);
     runtime::CompiledObject obj =
         runtime::compileSharedObject(cp.cSource, runtime::CCompilerOptions::defaults());
-    runtime::KernelEntries entries = backend::kernelEntries(cp.kernel);
+    runtime::KernelEntries entries = backend::kernelEntries(
+        cp.kernel, [&](const std::string& input) { return options.constantInputs.has(input); });
     library_ = std::make_unique<runtime::KernelLibrary>(obj.path, entries);
     for (const auto* t : p.outputs()) outputs_.emplace_back(t->dtype, t->shape);
     for (auto& b : inputs_) args_.push_back(&b);

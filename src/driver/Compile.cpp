@@ -1,6 +1,7 @@
 #include "driver/Compile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include "backend/CEmitter.h"
@@ -39,10 +40,57 @@ std::string CompileOptions::toString() const {
   }
   if (!scheme.text.empty()) s += " scheme=\"" + scheme.text + "\"";
   if (schemeBudget != CompileOptions{}.schemeBudget) s += " scheme-budget=" + std::to_string(schemeBudget);
+  if (!constantInputs.empty()) s += " constant-inputs=" + constantInputs.toString();
   if (hardware) s += " hardware=" + hardware->name;
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
     s += " schedule-time-limit=" + std::to_string(scheduleTimeLimit.count()) + "ms";
   return s;
+}
+
+bool CompileOptions::ConstantInputs::has(const std::string& input) const {
+  return all || std::find(names.begin(), names.end(), input) != names.end();
+}
+
+std::string CompileOptions::ConstantInputs::toString() const {
+  if (all) return "all";
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+CompileOptions::ConstantInputs parseConstantInputs(const std::string& text, const std::string& origin) {
+  CompileOptions::ConstantInputs inputs;
+  if (text == "all") {
+    inputs.all = true;
+    return inputs;
+  }
+  std::string name;
+  for (char c : text + ",") {
+    if (c != ',' && c != '+') {
+      name += c;
+      continue;
+    }
+    bool identifier = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+                      std::all_of(name.begin(), name.end(), [](char x) {
+                        return std::isalnum(static_cast<unsigned char>(x)) || x == '_';
+                      });
+    if (!identifier)
+      userError(origin + ": bad constant inputs '" + text + "' (expected 'all' or input names, as in 'Wt,B')");
+    inputs.names.push_back(name);
+    name.clear();
+  }
+  return inputs;
+}
+
+void checkConstantInputs(const te::Program& program, const CompileOptions::ConstantInputs& inputs,
+                         const std::string& origin) {
+  std::string names;
+  for (const auto* t : program.inputs()) names += (names.empty() ? "" : ", ") + t->name;
+  for (const auto& n : inputs.names) {
+    auto all = program.inputs();
+    if (std::none_of(all.begin(), all.end(), [&](const te::TensorDecl* t) { return t->name == n; }))
+      userError(origin + ": '" + n + "' is not an input of " + program.name + " (" + names + ")");
+  }
 }
 
 const char* fusionName(Fusion f) {
@@ -214,6 +262,7 @@ int64_t largestPrivateCacheBytes(const target::Hardware& hardware) {
 CompiledProgram compile(const te::Program& program, const CompileOptions& options,
                         const TargetStrategy& strategy) {
   checkPassName(options.dumpAfter, strategy);
+  checkConstantInputs(program, options.constantInputs, "--constant-inputs");
   auto passes = strategy.schedulePasses();
   if (options.schedule &&
       std::none_of(passes.begin(), passes.end(), [](const SchedulePass& p) { return p.isScheduler; }))

@@ -5,8 +5,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "schedule/Scheduler.h"
+#include "tessel/te.h"
 #include "target/Hardware.h"
 #include "tile/TilePolicy.h"
 
@@ -76,6 +78,20 @@ struct CompileOptions {
   // threads (0: the OpenMP default); the result is cached per machine.
   int schemeBudget = 200;
   int schemeThreads = 0;
+  // Inputs that keep their values from call to call (weights). A kernel that
+  // reads an input in its own layout (a scheme's L_X) lays it out in its
+  // prepare entry; when every such input is constant, timings (run --time,
+  // bench, the scheme search) call the prepare entry once, untimed, and time
+  // the prepared entry, as the peers' weight reorders are; otherwise they
+  // time the whole kernel, transforms included.
+  struct ConstantInputs {
+    bool all = false;
+    std::vector<std::string> names;
+    bool has(const std::string& input) const;
+    bool empty() const { return !all && names.empty(); }
+    std::string toString() const;  // "all" or "A,B"
+  };
+  ConstantInputs constantInputs;
   // The machine to compile for; absent = the host, detected when compiling.
   std::optional<target::Hardware> hardware;
   std::string toString() const;
@@ -89,6 +105,12 @@ schedule::FusionStrategy schedulerFusion(Fusion f);
 // "25%": a share from 0 to 100 percent; UserError otherwise.
 double parsePercent(const std::string& text, const std::string& what);
 std::string percentText(double share);
+
+// "all", or input names separated by ',' or '+'; UserError (naming `origin`) when empty or malformed.
+CompileOptions::ConstantInputs parseConstantInputs(const std::string& text, const std::string& origin);
+// UserError naming `origin` for a name that is not an input of `program`.
+void checkConstantInputs(const te::Program& program, const CompileOptions::ConstantInputs& inputs,
+                         const std::string& origin);
 
 const char* promotionName(CompileOptions::Promotion p);  // "auto", "all", "off"
 // UserError naming `text` when it is none of the names.

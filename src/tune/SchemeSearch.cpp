@@ -20,6 +20,9 @@ namespace {
 
 using microkernel::Contraction;
 
+// Bumped when the enumeration or the generated code changes, so that cached
+// choices made by an older search are searched again.
+constexpr int kSearchGeneration = 2;  // 2: blocked layouts (L_X)
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
@@ -294,7 +297,9 @@ std::string cachePath(const te::Program& program, const driver::CompileOptions& 
                       const target::Hardware& host, int threads) {
   driver::CompileOptions key = options;
   key.scheme.text.clear();
-  std::string text = te::toString(program) + "|" + key.toString() + "|" + host.name + "|" +
+  // Another Tessel may enumerate, model or generate differently: its results are its own.
+  std::string text = std::string("tessel ") + TESSEL_VERSION + " search " + std::to_string(kSearchGeneration) +
+                     "|" + te::toString(program) + "|" + key.toString() + "|" + host.name + "|" +
                      target::vectorIsa(host) + "|threads=" + std::to_string(threads) + "|" +
                      options.scheme.text;
   return runtime::CCompilerOptions::defaults().cacheDir + "/scheme-" +
@@ -309,7 +314,11 @@ double timeIt(const te::Program& program, const driver::CompileOptions& options,
   ro.threads = search.threads;
   ro.minSeconds = search.minSeconds;
   ro.minRuns = 3;
-  return runtime::runKernel(compiled.program, compiled.cSource, backend::kernelEntries(compiled.kernel), ro)
+  return runtime::runKernel(compiled.program, compiled.cSource, backend::kernelEntries(compiled.kernel,
+                                                   [&](const std::string& input) {
+                                                     return options.constantInputs.has(input);
+                                                   }),
+                            ro)
       .medianMs;
 }
 

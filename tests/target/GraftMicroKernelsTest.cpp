@@ -139,15 +139,20 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
       << header;
   EXPECT_NE(header.find("B_laid_out[2][13][32]: B as B[#1/32:2][#0:13][#1%32:32]"), std::string::npos)
       << header;
-  // Timing runs the prepared entry, the transform apart.
+  // With B constant, timing runs the prepared entry, the transform apart; otherwise the whole kernel.
   runtime::RunOptions ro;
   ro.time = true;
   ro.minRuns = 1;
   ro.minSeconds = 0;
+  auto constant = [](const std::string& input) { return input == "B"; };
   runtime::RunReport timed =
-      runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel), ro);
+      runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel, constant), ro);
   EXPECT_EQ(timed.preparedInputs, std::vector<std::string>{"B"});
   EXPECT_GE(timed.runs, 1);
+  EXPECT_TRUE(backend::kernelEntries(cp.kernel).prepare.empty());
+  EXPECT_TRUE(backend::kernelEntries(cp.kernel, [](const std::string& i) { return i == "A"; }).prepare.empty());
+  timed = runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel), ro);
+  EXPECT_TRUE(timed.preparedInputs.empty());
 }
 
 TEST(GraftMicroKernels, Avx2RegisterTilesMatchTheInterpreter) {
