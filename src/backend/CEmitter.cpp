@@ -383,11 +383,10 @@ std::string emitC(const lir::Kernel& k) {
   if (!k.helpers.empty()) os << "#include <immintrin.h>\n\n";
   for (const auto& helper : k.helpers) os << helper << "\n";
   // The scratch arrays' slots (tessel_take), emptied when the library is unloaded.
-  auto slot = [&k](const lir::BufferDecl& t) { return slotName(k, t); };
   if (!k.temporaries.empty()) {
-    for (const auto& t : k.temporaries) os << "static void* " << slot(t) << ";\n";
+    for (const auto& t : k.temporaries) os << "static void* " << slotName(k, t) << ";\n";
     os << "__attribute__((destructor)) static void " << kernelSymbol(k) << "__release(void) {\n";
-    for (const auto& t : k.temporaries) os << "  free(" << slot(t) << ");\n";
+    for (const auto& t : k.temporaries) os << "  free(" << slotName(k, t) << ");\n";
     os << "}\n\n";
   }
   // With laid-out inputs the body is the prepared entry; the kernel itself prepares, then runs it.
@@ -397,7 +396,7 @@ std::string emitC(const lir::Kernel& k) {
   os << "  int tessel_status = " << abi::kKernelOk << ";\n";
   for (const auto& t : k.temporaries) {
     os << "  " << storageCType(t.dtype) << "* restrict " << cName(t.name) << " = (" << storageCType(t.dtype)
-       << "*)tessel_take(&" << slot(t) << ", " << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
+       << "*)tessel_take(&" << slotName(k, t) << ", " << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";
   }
   if (!k.temporaries.empty()) {
     os << "  if (";
@@ -414,7 +413,8 @@ std::string emitC(const lir::Kernel& k) {
   e.setBuffers(k);
   e.stmt(k.body, 1);
   if (k.streamsStores && !k.vectorIsa.empty()) os << "  tessel_stream_fence();\n";
-  for (const auto& t : k.temporaries) os << "  tessel_keep(&" << slot(t) << ", " << cName(t.name) << ");\n";
+  for (const auto& t : k.temporaries)
+    os << "  tessel_keep(&" << slotName(k, t) << ", " << cName(t.name) << ");\n";
   os << "  return tessel_status;\n}\n\n";
   if (prepared) {
     emitPreparedInputEntries(os, k);

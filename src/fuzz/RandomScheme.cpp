@@ -27,6 +27,35 @@ std::string loop(const char* kind, int64_t n, const std::string& dim) {
   return std::string(kind) + "_{" + std::to_string(n) + "," + dim + "}";
 }
 
+// "L_X(...)": X's subscripts shuffled, one that is a lone variable perhaps
+// split into blocks (which may overhang the extent), its place in the block
+// anywhere after its block number. bindScheme rejects blocks that cut a
+// register tile.
+std::string randomLayout(const microkernel::TensorAccess& x, std::mt19937_64& rng) {
+  std::vector<std::string> items;
+  std::vector<size_t> splittable;
+  for (size_t k = 0; k < x.subscripts.size(); ++k) {
+    const te::AffineExpr& e = x.subscripts[k];
+    bool lone = e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
+    items.push_back(lone ? e.coeffs.begin()->first : "#" + std::to_string(k));
+    if (lone) splittable.push_back(k);
+  }
+  std::shuffle(items.begin(), items.end(), rng);
+  if (!splittable.empty() && rng() % 2 == 0) {
+    size_t k = splittable[rng() % splittable.size()];
+    std::string name = x.subscripts[k].coeffs.begin()->first;
+    int64_t block = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, x.shape[k]))(rng);
+    auto at = std::find(items.begin(), items.end(), name);
+    *at = name + "/" + std::to_string(block);
+    size_t after = static_cast<size_t>(at - items.begin()) + 1;
+    size_t place = after + rng() % (items.size() - after + 1);
+    items.insert(items.begin() + static_cast<std::ptrdiff_t>(place), name + "%" + std::to_string(block));
+  }
+  std::string text = "L_" + x.tensor + "(";
+  for (size_t i = 0; i < items.size(); ++i) text += (i ? ", " : "") + items[i];
+  return text + ")";
+}
+
 // One attempt: each dimension's extent split into an outer R, an inner T,
 // an unroll factor and the vector lanes.
 std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std::mt19937_64& rng) {
@@ -67,11 +96,15 @@ std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std
   std::vector<std::string> specs = outer;
   if (!composition.empty()) specs.push_back(composition);
   specs.insert(specs.end(), inner.begin(), inner.end());
-  // A packed operand somewhere above the micro-kernel (bindScheme rejects a bad place).
-  if (chance(0.3)) {
+  // A packed operand somewhere above the micro-kernel (bindScheme rejects a
+  // bad place), or an operand in another layout.
+  double roll = std::uniform_real_distribution<double>(0, 1)(rng);
+  if (roll < 0.25) {
     size_t at = rng() % (specs.size() + 1);
     specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(at),
                  "P_" + (chance(0.5) ? c.lhs.tensor : c.rhs.tensor));
+  } else if (roll < 0.5) {
+    specs.insert(specs.begin(), randomLayout(chance(0.5) ? c.lhs : c.rhs, rng));
   }
   specs.insert(specs.end(), tile.begin(), tile.end());
   if (!vectorDim.empty()) specs.push_back("V_" + vectorDim);

@@ -1,7 +1,8 @@
 // A random valid TTILE scheme for the program's contraction (microkernel/):
 // loops in a random order at one or two levels, unrolled register tiles, a
-// vector dimension where the rules allow one, compositions (lambda) and
-// packed operands, so the fuzzer exercises the micro-kernel path.
+// vector dimension where the rules allow one, compositions (lambda), packed
+// operands and operands in other layouts (L_X: permuted, blocked), so the
+// fuzzer exercises the micro-kernel path and the kernels' prepare entries.
 #pragma once
 
 #include <cstdint>

@@ -37,6 +37,9 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);
+  EXPECT_TRUE(parseCompileOptionsArg("constant-inputs=all").constantInputs.all);
+  EXPECT_EQ(parseCompileOptionsArg("constant-inputs=Wt+B fusion=min").constantInputs.names,
+            (std::vector<std::string>{"Wt", "B"}));
   // A whole scheme runs to the next option, like a policy.
   driver::CompileOptions given =
       parseCompileOptionsArg("scheme=L_B(k/16, n, k%16), R_k, R_n, V_k fusion=min");
@@ -92,6 +95,7 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"tiles=@/nonexistent/policy.tiles", 1, 7, "cannot open '/nonexistent/policy.tiles'"},
       {"scheme=R_m, Q_k", 1, 13, "bad scheme: expected a specifier"},
       {"fusion=min scheme=O: R_m, L_A(m/0)", 1, 33, "a block size must be at least 1"},
+      {"fusion=min constant-inputs=W+", 1, 28, "constant-inputs: bad constant inputs 'W+'"},
       {"scheme=search scheme-budget=0", 1, 29, "bad scheme-budget '0' (expected a count from 1 to 100000)"},
   };
   for (const BadOptions& c : cases) {

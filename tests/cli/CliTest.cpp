@@ -119,6 +119,30 @@ TEST_F(Cli, SchemesFromTheCommandLineAndFromFiles) {
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --scheme @" + file("missing.scheme")).exitCode, 2);
 }
 
+TEST_F(Cli, ConstantInputsAreLaidOutOnceWhenTimed) {
+  const std::string run = "run " + file("mm.tc") + " --check --time --scheme 'L_B(n, k), R_m, R_n, R_k'";
+  auto constant = runTessel(run + " --constant-inputs B");
+  EXPECT_EQ(constant.exitCode, 0) << constant.err;
+  EXPECT_NE(constant.out.find("check C (prepared entry): pass"), std::string::npos) << constant.out;
+  EXPECT_NE(constant.out.find("with B already in the kernel's layout; that layout transform takes"),
+            std::string::npos)
+      << constant.out;
+  // Not declared constant: each timed call lays B out.
+  auto perCall = runTessel(run);
+  EXPECT_EQ(perCall.exitCode, 0) << perCall.err;
+  EXPECT_EQ(perCall.out.find("layout transform"), std::string::npos) << perCall.out;
+  auto json = runTessel(run + " --constant-inputs all --json");
+  EXPECT_NE(json.out.find("\"prepared_inputs\":[\"B\"]"), std::string::npos) << json.out;
+  auto notAnInput = runTessel(run + " --constant-inputs B,X");
+  EXPECT_EQ(notAnInput.exitCode, 2);
+  EXPECT_NE(notAnInput.err.find("--constant-inputs: 'X' is not an input of matmul (A, B)"), std::string::npos)
+      << notAnInput.err;
+  auto malformed = runTessel(run + " --constant-inputs 'B,'");
+  EXPECT_EQ(malformed.exitCode, 2);
+  EXPECT_NE(malformed.err.find("--constant-inputs: bad constant inputs 'B,'"), std::string::npos)
+      << malformed.err;
+}
+
 TEST_F(Cli, MicroBenchWritesTheMachinesClassesAndSchemeSearchUsesThem) {
   auto bench = runTessel(
       "microbench --families A --max-alpha 1 --max-beta 2 --reduction 8 --min-time 0.001 "

@@ -90,13 +90,15 @@ TEST(Fuzz, RandomSchemesAreValidAndMatchTheInterpreter) {
       "  O(h, w, k) +=! I(h + r, w + s, c) * Wt(r, s, c, k) where h in 0:H - 2, w in 0:W - 1\n}\n",
   };
   std::string isa = target::vectorIsa(target::detectHost());
+  int laidOut = 0;
   for (const auto& tc : programs) {
     te::Program p = front::testing::lowerText(tc);
     std::set<std::string> seen;
-    for (uint64_t seed = 0; seed < 12; ++seed) {
+    for (uint64_t seed = 0; seed < 16; ++seed) {
       std::string scheme = randomScheme(p, seed, isa);
       ASSERT_FALSE(scheme.empty());
       if (!seen.insert(scheme).second) continue;
+      if (scheme.find("L_") != std::string::npos) ++laidOut;
       driver::CompileOptions o;
       o.scheme.text = scheme;
       testing::CheckedProgram r = testing::compileAndCheck(tc, o);
@@ -104,6 +106,7 @@ TEST(Fuzz, RandomSchemesAreValidAndMatchTheInterpreter) {
     }
     EXPECT_GT(seen.size(), 4u);
   }
+  EXPECT_GT(laidOut, 0);  // operands in other layouts: the prepare entries are checked too
   EXPECT_EQ(
       randomScheme(front::testing::lowerText("# sizes: N=4\ndef f(float(N) A) -> (B) {\n  B(i) = A(i)\n}\n"),
                    1, isa),
