@@ -248,9 +248,10 @@ class SchemeEmitter {
     for (size_t a = 0; a < tile.accumulators.size(); ++a) {
       int64_t offset =
           output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - output.offset({});
-      std::string init = epilogue ? (vector ? v.zero + "()" : "0.0f")
-                                  : (vector ? v.load + "(o + " + std::to_string(offset) + ")"
-                                            : "o[" + std::to_string(offset) + "]");
+      std::string init = epilogue || options_.startsAtZero
+                             ? (vector ? v.zero + "()" : "0.0f")
+                             : (vector ? v.load + "(o + " + std::to_string(offset) + ")"
+                                       : "o[" + std::to_string(offset) + "]");
       os_ << p << "  " << type << " acc" << a << " = " << init << ";\n";
     }
     int inner = depth + 1;

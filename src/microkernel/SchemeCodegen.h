@@ -25,6 +25,10 @@ struct SchemeCodeOptions {
   // scheme must keep every reduction loop of more than one iteration inside
   // the micro-kernel, so that each tile is complete when it is stored.
   const Epilogue* epilogue = nullptr;
+  // The accumulators start at zero instead of the output's values: the
+  // contraction's initialization (`+=!`) is folded in, under the same
+  // condition as an epilogue (each tile complete when it is stored).
+  bool startsAtZero = false;
 };
 
 // `static int NAME(float* restrict out, const float* restrict lhs, const

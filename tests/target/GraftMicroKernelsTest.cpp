@@ -61,6 +61,20 @@ TEST(GraftMicroKernels, MatmulsOfAwkwardShapesMatchTheInterpreter) {
     expectGraftedAndCorrect(sized(sizes, kMatmul), withScheme(scheme));
 }
 
+TEST(GraftMicroKernels, TheInitializationIsFoldedWhenEveryTileIsComplete) {
+  // Every reduction inside the micro-kernel: the accumulators start at zero and C's zeroing is gone.
+  testing::CheckedProgram r =
+      compileAndCheck(sized("M=13 N=32 K=7", kMatmul), withScheme("R_m, R_n, R_k, V_n"));
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_TRUE(r.has("accumulators start at zero (C's initialization folded in)")) << r.program.explanation;
+  EXPECT_EQ(r.program.scheduleYaml.find("S0"), std::string::npos) << r.program.scheduleYaml;
+  // A reduction loop outside: each pass adds to what the last stored, so C is zeroed first.
+  r = compileAndCheck(sized("M=16 N=64 K=9", kMatmul), withScheme("T_{3,k}, R_m, R_n, T_{3,k}, V_n"));
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_FALSE(r.has("accumulators start at zero")) << r.program.explanation;
+  EXPECT_NE(r.program.scheduleYaml.find("S0"), std::string::npos);
+}
+
 TEST(GraftMicroKernels, ConvolutionsInEveryLayoutTheRulesAllow) {
   const std::string nhwc =
       "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
@@ -150,7 +164,8 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
   EXPECT_EQ(timed.preparedInputs, std::vector<std::string>{"B"});
   EXPECT_GE(timed.runs, 1);
   EXPECT_TRUE(backend::kernelEntries(cp.kernel).prepare.empty());
-  EXPECT_TRUE(backend::kernelEntries(cp.kernel, [](const std::string& i) { return i == "A"; }).prepare.empty());
+  EXPECT_TRUE(
+      backend::kernelEntries(cp.kernel, [](const std::string& i) { return i == "A"; }).prepare.empty());
   timed = runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel), ro);
   EXPECT_TRUE(timed.preparedInputs.empty());
 }

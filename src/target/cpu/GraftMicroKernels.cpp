@@ -86,21 +86,28 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   // the contraction's initialization and the epilogue's statement.
   std::set<std::string> grafted = {update.name};
   std::string epilogueNote;
+  // Every tile complete when it leaves the registers: the initialization to
+  // zero is folded in (the accumulators start at zero), and so is an epilogue.
+  std::string incomplete = whyNotFused(bound);
+  bool foldsInit = false;
+  if (incomplete.empty())
+    for (const auto& s : scop.statements)
+      if (s.stage == contraction.stage && s.kind == poly::StatementKind::Init) {
+        grafted.insert(s.name);
+        foldsInit = true;
+      }
   microkernel::EpilogueRecognition ep = microkernel::recognizeEpilogue(*scop.program, contraction);
   if (!ep.epilogue) epilogueNote = "; no epilogue fused (" + ep.whyNot + ")";
   if (ep.epilogue) {
-    std::string why = whyNotFused(bound);
-    if (why.empty()) {
+    if (incomplete.empty()) {
       for (const auto& s : scop.statements)
-        if ((s.stage == contraction.stage && s.kind == poly::StatementKind::Init) ||
-            s.stage == ep.epilogue->stage)
-          grafted.insert(s.name);
+        if (s.stage == ep.epilogue->stage) grafted.insert(s.name);
       epilogueNote = "; epilogue " + ep.epilogue->output.tensor +
                      " applied to each tile as it leaves the "
                      "registers, " +
                      contraction.output.tensor + " never stored";
     } else {
-      epilogueNote = "; epilogue " + ep.epilogue->output.tensor + " not fused: " + why;
+      epilogueNote = "; epilogue " + ep.epilogue->output.tensor + " not fused: " + incomplete;
       ep.epilogue.reset();
     }
   }
@@ -153,6 +160,7 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   code.functionName = kernel.function;
   code.parallel = options.parallel;
   code.epilogue = ep.epilogue ? &*ep.epilogue : nullptr;
+  code.startsAtZero = foldsInit;
   kernel.source = microkernel::generateSchemeC(bound, code);
 
   isl::schedule result = isl::schedule::from_domain(isl::union_set(update.domain));
@@ -167,12 +175,16 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   if (!afterDomain.is_empty()) result = sequence(result, restricted(afterDomain));
 
   microkernel::RegisterTileShape tile = bound.registerTile(bound.allBindings().front());
-  explain += "graft-microkernel: " + update.name + " (" + contraction.output.tensor + ", " +
-             std::to_string(contraction.dims.size()) + " dimensions: " + contraction.dimNames() +
-             ") runs the scheme [" + kernel.scheme + "] as " + kernel.function + ": register tile of " +
-             std::to_string(tile.accumulators.size()) + " accumulators x " +
-             std::to_string(tile.steps.size()) + " unrolled steps" +
-             (options.vectorIsa.empty() ? "" : " (" + options.vectorIsa + ")") + epilogueNote + "\n";
+  explain +=
+      "graft-microkernel: " + update.name + " (" + contraction.output.tensor + ", " +
+      std::to_string(contraction.dims.size()) + " dimensions: " + contraction.dimNames() +
+      ") runs the scheme [" + kernel.scheme + "] as " + kernel.function + ": register tile of " +
+      std::to_string(tile.accumulators.size()) + " accumulators x " + std::to_string(tile.steps.size()) +
+      " unrolled steps" + (options.vectorIsa.empty() ? "" : " (" + options.vectorIsa + ")") +
+      (foldsInit
+           ? "; accumulators start at zero (" + contraction.output.tensor + "'s initialization folded in)"
+           : "") +
+      epilogueNote + "\n";
   plan.kernels.push_back(std::move(kernel));
   return result;
 }
