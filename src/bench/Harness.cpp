@@ -15,6 +15,7 @@
 #include "runtime/Inputs.h"
 #include "runtime/Interpreter.h"
 #include "runtime/KernelLibrary.h"
+#include "tune/SchemeSearch.h"
 
 namespace tessel::bench {
 
@@ -49,6 +50,7 @@ class TesselKernel {
     runtime::KernelEntries entries = backend::kernelEntries(
         cp.kernel, [&](const std::string& input) { return options.constantInputs.has(input); });
     library_ = std::make_unique<runtime::KernelLibrary>(obj.path, entries);
+    schemes_ = cp.microKernelSchemes;
     for (const auto* t : p.outputs()) outputs_.emplace_back(t->dtype, t->shape);
     for (auto& b : inputs_) args_.push_back(&b);
     for (auto& b : outputs_) args_.push_back(&b);
@@ -74,6 +76,7 @@ class TesselKernel {
   }
   void setThreads(int n) const { library_->setThreads(n); }
   const std::vector<Buffer>& outputs() const { return outputs_; }
+  const std::vector<std::string>& schemes() const { return schemes_; }
 
  private:
   void check(int status) const {
@@ -92,6 +95,7 @@ class TesselKernel {
   std::vector<Buffer> outputs_;
   std::vector<Buffer> laidOut_;
   std::vector<Buffer*> args_, prepareArgs_, preparedArgs_;
+  std::vector<std::string> schemes_;
   std::unique_ptr<runtime::KernelLibrary> library_;
   const SuiteCase& case_;
 };
@@ -167,11 +171,31 @@ class CaseRunner {
   std::vector<CaseResult> run() {
     say(progress_, case_.name + ": compiling");
     inputs_ = runtime::makeInputs(program_, options_.seed);
-    TesselKernel kernel(program_, compileOptions_, inputs_, case_);
-    kernel.run();
-    std::string check = makeReference(kernel);
+    std::vector<int> counts = threadCounts(options_, hw_);
+    // A searched scheme is searched for the thread count it will run on.
+    bool perThreadCount = tune::asksForSearch(compileOptions_.scheme.text);
+    auto compileFor = [&](int threads) {
+      driver::CompileOptions o = compileOptions_;
+      o.schemeThreads = threads;
+      auto kernel = std::make_unique<TesselKernel>(program_, o, inputs_, case_);
+      kernel->run();
+      return kernel;
+    };
+    std::unique_ptr<TesselKernel> kernel = compileFor(counts.front());
+    std::string check = makeReference(*kernel);
     std::vector<CaseResult> results;
-    for (int threads : threadCounts(options_, hw_)) results.push_back(runWithThreads(kernel, threads, check));
+    for (size_t i = 0; i < counts.size(); ++i) {
+      if (i > 0 && perThreadCount) {
+        say(progress_, case_.name + ": compiling for " + std::to_string(counts[i]) + " thread(s)");
+        kernel = compileFor(counts[i]);
+        // An interpreted reference is compared with every run below; Tessel's own only here.
+        std::string mismatch =
+            reference_.interpreted ? "" : compareOutputs(program_, kernel->outputs(), reference_);
+        if (!mismatch.empty() && check.rfind("FAIL", 0) != 0)
+          check = "FAIL (kernel for " + std::to_string(counts[i]) + " threads): " + mismatch;
+      }
+      results.push_back(runWithThreads(*kernel, counts[i], check));
+    }
     return results;
   }
 
@@ -270,6 +294,7 @@ class CaseRunner {
       timeSideSteps(*slot.prepared, slot.result);
     }
     for (auto& [name, step] : kernel.sideSteps()) r.tesselSideMs.emplace_back(name, timeSideStep(step));
+    r.tesselSchemes = kernel.schemes();
     for (auto& slot : slots) r.peers.push_back(std::move(slot.result));
     addRates(r, hw_);
     return r;

@@ -102,6 +102,8 @@ void TablePrinter::row(const CaseResult& r) {
   for (const auto& [name, t] : r.tesselSideMs)
     tesselSide += (tesselSide.empty() ? "" : ", ") + name + " " + ms(t) + " ms";
   if (!tesselSide.empty()) os_ << "      tessel: outside the timed region: " << tesselSide << "\n";
+  if (firstTime)
+    for (const auto& scheme : r.tesselSchemes) os_ << "      tessel: scheme " << scheme << "\n";
   for (const PeerResult& p : r.peers) {
     std::string side;
     for (const auto& [name, t] : p.sideMs) side += (side.empty() ? "" : ", ") + name + " " + ms(t) + " ms";
@@ -247,7 +249,8 @@ void writeJson(const std::string& path, const BenchReport& report) {
            {"gflops", r.gflops},
            {"gbps", r.gbps},
            {"percent_of_peak", r.percentOfPeak ? nlohmann::json(*r.percentOfPeak) : nlohmann::json()},
-           {"outside_timed_region_ms", tesselSide}}},
+           {"outside_timed_region_ms", tesselSide},
+           {"schemes", r.tesselSchemes}}},
          {"peers", peerList}});
   }
   j["results"] = results;

@@ -70,12 +70,13 @@ CompileOptions::ConstantInputs parseConstantInputs(const std::string& text, cons
       name += c;
       continue;
     }
-    bool identifier = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
-                      std::all_of(name.begin(), name.end(), [](char x) {
-                        return std::isalnum(static_cast<unsigned char>(x)) || x == '_';
-                      });
+    bool identifier =
+        !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+        std::all_of(name.begin(), name.end(),
+                    [](char x) { return std::isalnum(static_cast<unsigned char>(x)) || x == '_'; });
     if (!identifier)
-      userError(origin + ": bad constant inputs '" + text + "' (expected 'all' or input names, as in 'Wt,B')");
+      userError(origin + ": bad constant inputs '" + text +
+                "' (expected 'all' or input names, as in 'Wt,B')");
     inputs.names.push_back(name);
     name.clear();
   }
@@ -332,6 +333,7 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     out.astC = ast.root.to_C_str();
     if (options.dumpAfter == "ast") keepDump(out.astC);
     timed("lir", [&] { out.kernel = lir::astToLir(lowered, scop, ast, promotions, microKernels); });
+    for (const auto& k : microKernels.kernels) out.microKernelSchemes.push_back(k.output + ": " + k.scheme);
     if (options.dumpAfter == "lir") keepDump(lir::toString(out.kernel));
     if (options.vectorize)
       timed("vectorize",

@@ -21,6 +21,8 @@ struct CompiledProgram {
   std::string dump;                   // text after options.dumpAfter ("" if none)
   std::string explanation;            // the passes' decisions and the models behind them (--explain)
   std::vector<std::string> warnings;  // compiled, but not as asked (e.g. a scheduling fallback)
+  // "O: scheme" for each contraction implemented by a TTILE scheme (given or searched).
+  std::vector<std::string> microKernelSchemes;
   std::vector<std::pair<std::string, double>> passSeconds;  // each stage's wall time, in order
 };
 

@@ -27,6 +27,7 @@ struct LaidOutOperand {
 
 struct GraftedMicroKernel {
   std::string statement;  // the update statement the function implements
+  std::string output;     // the contraction's output tensor
   std::string mark;       // the mark over it in the schedule tree
   std::string function;   // the C function's name
   std::string source;     // its C definition

@@ -131,6 +131,7 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
 
   GraftedMicroKernel kernel;
   kernel.statement = update.name;
+  kernel.output = contraction.output.tensor;
   kernel.mark = target::kMicroKernelMarkPrefix + std::to_string(plan.kernels.size());
   kernel.function = "tessel_" + kernel.mark;
   kernel.arguments = {ep.epilogue ? ep.epilogue->output.tensor : contraction.output.tensor,
