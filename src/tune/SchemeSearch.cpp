@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -22,7 +23,8 @@ using microkernel::Contraction;
 
 // Bumped when the enumeration or the generated code changes, so that cached
 // choices made by an older search are searched again.
-constexpr int kSearchGeneration = 3;  // 2: blocked layouts (L_X); 3: initialization folded in
+constexpr int kSearchGeneration =
+    4;  // 2: blocked layouts (L_X); 3: initialization folded in; 4: layouts to vectorize
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
@@ -80,10 +82,15 @@ class Enumerator {
 
   std::vector<SchemeCandidate> run(std::string& whyNone) {
     std::vector<std::string> vectorDims = c_.vectorizableDims(isa_.lanes);
+    for (const auto& d : c_.dims)
+      if (needsLayoutToVectorize(d)) {
+        vectorDims.push_back(d.name);
+        layoutToVectorize_.insert(d.name);
+      }
     if (vectorDims.empty()) {
       whyNone =
-          "no output dimension along which the output is contiguous, the operands contiguous or invariant, "
-          "and whose extent is a multiple of " +
+          "no output dimension along which the output is contiguous, the operands contiguous or invariant "
+          "(or one of them could be laid out so), and whose extent is a multiple of " +
           std::to_string(isa_.lanes);
       return {};
     }
@@ -223,9 +230,10 @@ class Enumerator {
             vOut + others + uOuter + vIn + uInner + cOut + tail,
             cOut + others + vOut + uOuter + vIn + uInner + tail,
         };
-        std::string layout = blockedLayout(roles, alpha);
+        bool required = layoutToVectorize_.count(roles.vector) > 0;
+        std::string layout = blockedLayout(roles, alpha, required);
         for (const auto& text : orders) {
-          consider(text);
+          if (!required) consider(text);
           if (!layout.empty()) consider(layout + text);
         }
         // BLIS's order with packing (paper 002 §4's future work): a panel of
@@ -246,24 +254,52 @@ class Enumerator {
   // panel of X, over all reduction steps, is contiguous (oneDNN's blocked
   // weights, BLIS's packed panels), made once outside the kernel proper. ""
   // when X is not laid out that way.
-  std::string blockedLayout(const Roles& roles, int alpha) const {
+  // With `required` (X is strided along v in the program), also when X's
+  // rows are not longer than b: then v is simply moved innermost.
+  std::string blockedLayout(const Roles& roles, int alpha, bool required) const {
     const microkernel::TensorAccess& x = c_.lhs.stride(roles.vector) != 0 ? c_.lhs : c_.rhs;
     int64_t block = int64_t{alpha} * isa_.lanes;
     std::string inner, middle;
+    bool blocked = true;
     for (size_t k = 0; k < x.subscripts.size(); ++k) {
-      const te::AffineExpr& e = x.subscripts[k];
-      bool lone = e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
-      std::string name = lone ? e.coeffs.begin()->first : "#" + std::to_string(k);
+      std::string name = loneVariable(x.subscripts[k]);
+      if (name.empty()) name = "#" + std::to_string(k);
       if (name == roles.vector) {
-        if (x.shape[k] <= block) return "";
+        blocked = x.shape[k] > block;
         inner = name;
         continue;
       }
-      middle += ", " + name;
+      middle += (middle.empty() ? "" : ", ") + name;
     }
-    if (inner.empty()) return "";
+    if (inner.empty() || (!blocked && !required)) return "";
+    if (!blocked) return "L_" + x.tensor + "(" + middle + (middle.empty() ? "" : ", ") + inner + "), ";
     std::string b = std::to_string(block);
-    return "L_" + x.tensor + "(" + inner + "/" + b + middle + ", " + inner + "%" + b + "), ";
+    return "L_" + x.tensor + "(" + inner + "/" + b + (middle.empty() ? "" : ", " + middle) + ", " + inner +
+           "%" + b + "), ";
+  }
+
+  // The variable that alone makes subscript `e`, or "".
+  static std::string loneVariable(const te::AffineExpr& e) {
+    bool lone = e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
+    return lone ? e.coeffs.begin()->first : "";
+  }
+
+  // An output dimension the output is contiguous along, whose extent the
+  // lanes divide, along which one operand is strided but could be laid out
+  // contiguous (the dimension alone makes one of its subscripts) and the
+  // other is contiguous or invariant: B in C(m,n) += A(m,k) * B(n,k).
+  bool needsLayoutToVectorize(const microkernel::ContractionDim& d) const {
+    if (d.reduction || d.extent % isa_.lanes != 0 || c_.output.stride(d.name) != 1) return false;
+    int strided = 0;
+    for (const microkernel::TensorAccess* a : {&c_.lhs, &c_.rhs}) {
+      int64_t stride = a->stride(d.name);
+      if (stride == 0 || stride == 1) continue;
+      bool lone = std::any_of(a->subscripts.begin(), a->subscripts.end(),
+                              [&](const te::AffineExpr& e) { return loneVariable(e) == d.name; });
+      if (!lone) return false;
+      ++strided;
+    }
+    return strided == 1;
   }
 
   // The operand read as vectors along the vector dimension, and the other one.
@@ -290,6 +326,7 @@ class Enumerator {
   microkernel::VectorIsa isa_;
   std::vector<microkernel::CacheLevel> levels_;
   std::set<std::string> seen_;
+  std::set<std::string> layoutToVectorize_;  // vector dimensions that need an operand laid out
   std::vector<SchemeCandidate> candidates_;
 };
 
@@ -298,10 +335,10 @@ std::string cachePath(const te::Program& program, const driver::CompileOptions& 
   driver::CompileOptions key = options;
   key.scheme.text.clear();
   // Another Tessel may enumerate, model or generate differently: its results are its own.
-  std::string text = std::string("tessel ") + TESSEL_VERSION + " search " + std::to_string(kSearchGeneration) +
-                     "|" + te::toString(program) + "|" + key.toString() + "|" + host.name + "|" +
-                     target::vectorIsa(host) + "|threads=" + std::to_string(threads) + "|" +
-                     options.scheme.text;
+  std::string text = std::string("tessel ") + TESSEL_VERSION + " search " +
+                     std::to_string(kSearchGeneration) + "|" + te::toString(program) + "|" + key.toString() +
+                     "|" + host.name + "|" + target::vectorIsa(host) + "|threads=" + std::to_string(threads) +
+                     "|" + options.scheme.text;
   return runtime::CCompilerOptions::defaults().cacheDir + "/scheme-" +
          runtime::hexDigest(runtime::fnv1a64(text)) + ".txt";
 }
@@ -314,12 +351,16 @@ double timeIt(const te::Program& program, const driver::CompileOptions& options,
   ro.threads = search.threads;
   ro.minSeconds = search.minSeconds;
   ro.minRuns = 3;
-  return runtime::runKernel(compiled.program, compiled.cSource, backend::kernelEntries(compiled.kernel,
-                                                   [&](const std::string& input) {
-                                                     return options.constantInputs.has(input);
-                                                   }),
+  return runtime::runKernel(compiled.program, compiled.cSource,
+                            backend::kernelEntries(
+                                compiled.kernel,
+                                [&](const std::string& input) { return options.constantInputs.has(input); }),
                             ro)
       .medianMs;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -369,6 +410,7 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
       return result;
     }
   }
+  auto started = std::chrono::steady_clock::now();
   MicroKernelTable table = loadTable(host);
   std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why);
   result.enumerated = ranked.size();
@@ -378,7 +420,12 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
     result.baselineMs = timeIt(program, base, search);
     if (search.progress) search.progress("without a scheme: " + std::to_string(result.baselineMs) + " ms");
     double best = result.baselineMs;
+    bool outOfTime = false;
     for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < search.budget; ++i) {
+      if (secondsSince(started) > search.timeLimitSeconds) {
+        outOfTime = true;
+        break;
+      }
       driver::CompileOptions o = base;
       o.scheme.text = prefix + ranked[i].scheme;
       ranked[i].measuredMs = timeIt(program, o, search);
@@ -392,9 +439,12 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
     }
     result.bestMs = best;
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "%zu schemes from %s classes, %zu measured: best %.4g ms, %.4g ms without a scheme",
-                  result.enumerated, table.source.c_str(), result.measured, best, result.baselineMs);
+    std::snprintf(
+        line, sizeof line,
+        "%zu schemes from %s classes, %zu measured%s in %.0f s: best %.4g ms, %.4g ms without a scheme",
+        result.enumerated, table.source.c_str(), result.measured,
+        outOfTime ? " (the time limit stopped the search)" : "", secondsSince(started), best,
+        result.baselineMs);
     result.why = line;
   }
   if (search.useCache) {

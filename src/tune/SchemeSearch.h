@@ -35,6 +35,9 @@ struct SchemeSearchOptions {
   int budget = 200;          // schemes measured
   int threads = 0;           // threads the kernels are timed on (0: the OpenMP default)
   double minSeconds = 0.05;  // timing per candidate
+  // Measuring stops once the search has run this long (the bound is
+  // two minutes per layer); what was measured by then decides.
+  double timeLimitSeconds = 110;
   bool useCache = true;
   std::function<void(const std::string&)> progress;  // one line per step
 };

@@ -170,6 +170,27 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
   EXPECT_TRUE(timed.preparedInputs.empty());
 }
 
+TEST(GraftMicroKernels, DepthwiseConvolutions) {
+  // Each channel its own filter: c is an output dimension both operands vary along (no broadcast operand).
+  const std::string depthwise =
+      "def dw(float(N, HI, WI, CH) I, float(3, 3, CH) Wt) -> (C) {\n"
+      "  C(n, h, w, c) +=! I(n, h + r, w + s, c) * Wt(r, s, c)\n"
+      "    where h in 0:HI - 2, w in 0:WI - 2\n}\n";
+  const std::string strided =
+      "def dw(float(N, HI, WI, CH) I, float(3, 3, CH) Wt) -> (C) {\n"
+      "  C(n, h, w, c) +=! I(n, 2 * h + r, 2 * w + s, c) * Wt(r, s, c)\n"
+      "    where h in 0:(HI - 3) / 2 + 1, w in 0:(WI - 3) / 2 + 1\n}\n";
+  expectGraftedAndCorrect(sized("N=1 HI=9 WI=13 CH=48", depthwise),
+                          withScheme("R_n, R_h, R_c, T_{3,r}, T_{3,s}, U_{11,w}, U_{1,c}, V_c"));
+  expectGraftedAndCorrect(sized("N=2 HI=7 WI=9 CH=32", depthwise),
+                          withScheme("R_n, R_h, R_w, U_{3,r}, U_{3,s}, U_{2,c}, V_c"));
+  expectGraftedAndCorrect(
+      sized("N=1 HI=15 WI=11 CH=32", strided),
+      withScheme("R_n, R_c, R_h, T_{3,r}, T_{3,s}, lambda_w a.[(1,2),(1,3)], U_{a,w}, V_c"));
+  // Scalar, with a channel count that no vector divides.
+  expectGraftedAndCorrect(sized("N=1 HI=5 WI=6 CH=7", depthwise), withScheme("R_n, R_h, R_w, R_c, R_r, R_s"));
+}
+
 TEST(GraftMicroKernels, Avx2RegisterTilesMatchTheInterpreter) {
   if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
   driver::CompileOptions o = withScheme("R_m, lambda_n a.[(1,2),(1,1)], R_k, U_{4,m}, U_{a,n}, V_n");

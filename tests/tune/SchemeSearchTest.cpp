@@ -32,8 +32,13 @@ TEST(SchemeSearch, SchemesAcrossTheRankingMatchTheInterpreter) {
   if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
   target::Hardware host = target::detectHost();
   MicroKernelTable table = modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host)));
-  // Yolo9000-12 (34 rows: compositions), ResNet18-4 (stride 2), Yolo9000-13 (1x1).
-  for (const std::string& tc : {layer(32, 8, 34, 3, 1), layer(32, 8, 14, 3, 2), layer(48, 16, 17, 1, 1)}) {
+  // Yolo9000-12 (34 rows: compositions), ResNet18-4 (stride 2), Yolo9000-13 (1x1), a depthwise layer.
+  const std::string depthwise =
+      "# sizes: N=1 HI=30 WI=30 CH=32\n"
+      "def dw(float(N, HI, WI, CH) I, float(3, 3, CH) Wt) -> (O) {\n"
+      "  O(n, h, w, c) +=! I(n, h + r, w + s, c) * Wt(r, s, c) where h in 0:HI - 2, w in 0:WI - 2\n}\n";
+  for (const std::string& tc :
+       {layer(32, 8, 34, 3, 1), layer(32, 8, 14, 3, 2), layer(48, 16, 17, 1, 1), depthwise}) {
     te::Program p = front::testing::lowerText(tc);
     microkernel::Recognition r = microkernel::recognizeContraction(p, 0);
     ASSERT_TRUE(r.contraction) << r.whyNot;
@@ -66,6 +71,28 @@ TEST(SchemeSearch, MatmulsComposeTheirRows) {
   bool composed = false;
   for (const auto& c : ranked) composed = composed || c.scheme.find("lambda_m") != std::string::npos;
   EXPECT_TRUE(composed);  // 37 is prime: only compositions cover it with tiles of 4 or more
+}
+
+TEST(SchemeSearch, AStridedOperandIsLaidOutToVectorize) {
+  target::Hardware host = target::detectHost();
+  if (target::vectorIsa(host).empty()) GTEST_SKIP() << "no vector unit";
+  // "NT": B is read along its rows, strided along n, the only dimension the output is contiguous along.
+  const std::string tc =
+      "# sizes: M=21 N=48 K=9\n"
+      "def mm(float(M, K) A, float(N, K) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(n, k)\n}\n";
+  te::Program p = front::testing::lowerText(tc);
+  std::string why;
+  std::vector<SchemeCandidate> ranked =
+      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
+                    modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host))), why);
+  ASSERT_FALSE(ranked.empty()) << why;
+  for (const auto& c : ranked) EXPECT_EQ(c.scheme.rfind("L_B(", 0), 0u) << c.scheme;
+  for (size_t i = 0; i < ranked.size(); i += std::max<size_t>(1, ranked.size() / 4)) {
+    driver::CompileOptions o;
+    o.scheme.text = ranked[i].scheme;
+    testing::CheckedProgram c = testing::compileAndCheck(tc, o);
+    EXPECT_TRUE(c.check.pass) << ranked[i].scheme << "\n" << c.check.failures;
+  }
 }
 
 TEST(SchemeSearch, NothingToVectorizeIsSaid) {
