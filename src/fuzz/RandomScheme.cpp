@@ -61,14 +61,18 @@ std::string randomLayout(const microkernel::TensorAccess& x, std::mt19937_64& rn
 std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std::mt19937_64& rng) {
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   std::string vectorDim;
+  int64_t vectorLanes = isa.lanes;
   if (!isa.name.empty() && chance(0.7)) {
-    std::vector<std::string> candidates = c.vectorizableDims(isa.lanes);
+    // AVX-512 masks allow vectors of fewer lanes: any extent will do.
+    std::vector<std::string> candidates = c.vectorizableDims(isa.name == "avx512" ? 1 : isa.lanes);
     if (!candidates.empty()) vectorDim = candidates[rng() % candidates.size()];
+    if (!vectorDim.empty() && c.dim(vectorDim)->extent % isa.lanes != 0)
+      vectorLanes = randomDivisor(c.dim(vectorDim)->extent, isa.lanes, rng);
   }
   std::vector<std::string> outer, inner, tile;
   std::string composition;
   for (const auto& d : c.dims) {
-    int64_t rest = d.extent / (d.name == vectorDim ? isa.lanes : 1);
+    int64_t rest = d.extent / (d.name == vectorDim ? vectorLanes : 1);
     int64_t unroll = chance(0.4) ? randomDivisor(rest, 4, rng) : 1;
     rest /= unroll;
     // A composition of two tile sizes along one output dimension, unrolled.
@@ -107,7 +111,9 @@ std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std
     specs.insert(specs.begin(), randomLayout(chance(0.5) ? c.lhs : c.rhs, rng));
   }
   specs.insert(specs.end(), tile.begin(), tile.end());
-  if (!vectorDim.empty()) specs.push_back("V_" + vectorDim);
+  if (!vectorDim.empty())
+    specs.push_back(vectorLanes == isa.lanes ? "V_" + vectorDim
+                                             : "V_{" + std::to_string(vectorLanes) + "," + vectorDim + "}");
   std::string text;
   for (const auto& s : specs) text += (text.empty() ? "" : ", ") + s;
   return text;

@@ -93,7 +93,7 @@ int64_t BoundScheme::trips(size_t index, const Bindings& bindings) const {
     case SpecKind::U:
       return factorValue(s.factor, bindings);
     case SpecKind::V:
-      return isa.lanes;
+      return s.factor.value == 0 && s.factor.param.empty() ? isa.lanes : factorValue(s.factor, bindings);
     case SpecKind::Seq:
     case SpecKind::P:  // never among the bound loops
     case SpecKind::L:
@@ -110,7 +110,7 @@ RegisterTileShape BoundScheme::registerTile(const Bindings& bindings) const {
     const Specifier& s = scheme.specs[i];
     if (s.kind == SpecKind::V) {
       tile.vectorDim = s.dim;
-      tile.lanes = isa.lanes;
+      tile.lanes = static_cast<int>(trips(i, bindings));
       continue;
     }
     int64_t step = extentsFrom(i + 1, bindings)[s.dim];
@@ -187,11 +187,14 @@ class SchemeChecker {
           fail(s, "V_" + s.dim + " vectorizes a reduction dimension; vectorize one of the output's");
         if (b_.isa.name.empty())
           fail(s, "V needs a vector instruction set (AVX2 or AVX-512); this machine has none");
+        if (s.factor.value > b_.isa.lanes)
+          fail(s, toString(s) + " asks for " + std::to_string(s.factor.value) + " lanes; a " + b_.isa.name +
+                      " vector has " + std::to_string(b_.isa.lanes));
       }
       if (s.kind == SpecKind::R && seen.count(s.dim))
         fail(s, "R_" + s.dim + " must be the outermost specifier along " + s.dim);
-      if ((s.kind == SpecKind::T || s.kind == SpecKind::U) && !s.factor.param.empty() &&
-          !bound.count(s.factor.param))
+      if ((s.kind == SpecKind::T || s.kind == SpecKind::U || s.kind == SpecKind::V) &&
+          !s.factor.param.empty() && !bound.count(s.factor.param))
         fail(s, "'" + s.factor.param + "' is not bound by an enclosing lambda");
       if (s.kind == SpecKind::Seq && !bound.insert(s.param).second)
         fail(s, "the lambda parameter '" + s.param + "' is already bound");
@@ -259,6 +262,13 @@ class SchemeChecker {
     for (const auto& bindings : b_.allBindings()) {
       RegisterTileShape tile = b_.registerTile(bindings);
       const Specifier& at = specs_[std::min(b_.registerTileStart, specs_.size() - 1)];
+      if (!tile.vectorDim.empty() && tile.lanes > b_.isa.lanes)
+        fail(specs_.back(), toString(specs_.back()) + " asks for " + std::to_string(tile.lanes) +
+                                " lanes; a " + b_.isa.name + " vector has " + std::to_string(b_.isa.lanes));
+      if (!tile.vectorDim.empty() && tile.lanes < b_.isa.lanes && b_.isa.name != "avx512")
+        fail(specs_.back(), toString(specs_.back()) + ": a vector of " + std::to_string(tile.lanes) +
+                                " lanes out of " + std::to_string(b_.isa.lanes) +
+                                " needs AVX-512's masked loads and stores");
       size_t products = tile.accumulators.size() * tile.steps.size();
       if (products > kMaxUnrolledProducts)
         fail(at, "the register tile unrolls " + std::to_string(products) +

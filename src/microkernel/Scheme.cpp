@@ -120,8 +120,21 @@ class SchemeParser {
     if (pos_ >= text_.size()) fail(kExpected);
     char letter = text_[pos_];
     switch (letter) {
-      case 'R':
       case 'V':
+        // V_d and V_{d}: a whole vector; V_{n,d}: n lanes of one (the rest masked off).
+        if (text_.compare(pos_ + 1, 2, "_{") == 0 && text_.find(',', pos_) < text_.find('}', pos_)) {
+          ++pos_;
+          s.kind = SpecKind::V;
+          expect("_", "after V");
+          expect("{", "after V_");
+          s.factor = factor();
+          expect(",", "between the lane count and the dimension");
+          s.dim = name("a dimension");
+          expect("}", "after the dimension");
+          return s;
+        }
+        [[fallthrough]];
+      case 'R':
       case 'P':
         ++pos_;
         s.kind = letter == 'R' ? SpecKind::R : letter == 'V' ? SpecKind::V : SpecKind::P;
@@ -200,7 +213,8 @@ std::string toString(const Specifier& s) {
     case SpecKind::R:
       return "R_" + s.dim;
     case SpecKind::V:
-      return "V_" + s.dim;
+      if (s.factor.value == 0 && s.factor.param.empty()) return "V_" + s.dim;
+      return "V_{" + factorText(s.factor) + "," + s.dim + "}";
     case SpecKind::P:
       return "P_" + s.dim;
     case SpecKind::L: {

@@ -5,6 +5,8 @@
 //   T_{n,d}    loop of exactly n iterations along d
 //   U_{n,d}    the same, fully unrolled (a register tile)
 //   V_d        vectorized along d (the vector length); innermost, at most once
+//   V_{n,d}    n lanes of a vector along d, the others masked off (AVX-512),
+//              for a dimension no whole number of vectors covers
 //   P_X        pack: copy what the specifiers inside read of operand X into a
 //              contiguous per-thread buffer (its box, in X's dimension
 //              order) and read the copy there (paper 002 §4's future work)
@@ -50,7 +52,7 @@ struct LayoutItem {
 struct Specifier {
   SpecKind kind = SpecKind::T;
   std::string dim;  // P, L: the operand tensor
-  Factor factor;    // T, U
+  Factor factor;    // T, U; V_{n,d} (0 and no parameter for a whole vector)
   // Seq: the bound parameter and its (repetitions, value) pairs.
   std::string param;
   std::vector<std::pair<int64_t, int64_t>> branches;

@@ -89,6 +89,15 @@ class SchemeEmitter {
                        [&](const Packing& p) { return p.before == index; });
   }
 
+  // A vector load of the tile's lanes: whole, or masked (AVX-512) for a partial vector.
+  std::string vectorLoad(const RegisterTileShape& tile, const std::string& address) const {
+    if (tile.lanes < b_.isa.lanes) return "_mm512_maskz_loadu_ps(" + laneMask(tile) + ", " + address + ")";
+    return spellingFor(b_.isa).load + "(" + address + ")";
+  }
+  static std::string laneMask(const RegisterTileShape& tile) {
+    return "(__mmask16)" + std::to_string((1u << tile.lanes) - 1) + "u";
+  }
+
   static std::string pad(int depth) { return std::string(2 * static_cast<size_t>(depth), ' '); }
 
   std::string indexOf(const std::string& dim, const Vars& vars, const std::set<std::string>& skip) const {
@@ -250,7 +259,7 @@ class SchemeEmitter {
           output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - output.offset({});
       std::string init = epilogue || options_.startsAtZero
                              ? (vector ? v.zero + "()" : "0.0f")
-                             : (vector ? v.load + "(o + " + std::to_string(offset) + ")"
+                             : (vector ? vectorLoad(tile, "o + " + std::to_string(offset))
                                        : "o[" + std::to_string(offset) + "]");
       os_ << p << "  " << type << " acc" << a << " = " << init << ";\n";
     }
@@ -278,7 +287,7 @@ class SchemeEmitter {
       std::string element = ptr + "[" + std::to_string(offset) + "]";
       if (!vector) return element;
       return access.stride(tile.vectorDim) == 0 ? v.broadcast + "(" + element + ")"
-                                                : v.load + "(" + ptr + " + " + std::to_string(offset) + ")";
+                                                : vectorLoad(tile, ptr + " + " + std::to_string(offset));
     };
     auto offsetAt = [](const TensorAccess& access, const Extents& point, const Extents& step) {
       std::vector<std::pair<std::string, int64_t>> all(point.begin(), point.end());
@@ -318,7 +327,10 @@ class SchemeEmitter {
     for (size_t a = 0; a < tile.accumulators.size(); ++a) {
       int64_t offset =
           output.offset({tile.accumulators[a].begin(), tile.accumulators[a].end()}) - output.offset({});
-      if (vector)
+      if (vector && tile.lanes < b_.isa.lanes)
+        os_ << p << "  _mm512_mask_storeu_ps(o + " << offset << ", " << laneMask(tile) << ", acc" << a
+            << ");\n";
+      else if (vector)
         os_ << p << "  " << v.store << "(o + " << offset << ", acc" << a << ");\n";
       else
         os_ << p << "  o[" << offset << "] = acc" << a << ";\n";
@@ -352,7 +364,7 @@ class SchemeEmitter {
         continue;
       }
       os_ << p << "  {\n"
-          << p << "    float t[" << tile.lanes << "];\n"
+          << p << "    float t[" << b_.isa.lanes << "];\n"
           << p << "    " << spellingFor(b_.isa).store << "(t, acc" << a << ");\n"
           << p << "    for (long l = 0; l < " << tile.lanes << "; ++l) " << o << " = "
           << epilogueC(ep, "t[l]", element) << ";\n"

@@ -82,11 +82,15 @@ class Enumerator {
 
   std::vector<SchemeCandidate> run(std::string& whyNone) {
     std::vector<std::string> vectorDims = c_.vectorizableDims(isa_.lanes);
-    for (const auto& d : c_.dims)
-      if (needsLayoutToVectorize(d)) {
-        vectorDims.push_back(d.name);
-        layoutToVectorize_.insert(d.name);
-      }
+    for (const auto& d : c_.dims) {
+      if (std::find(vectorDims.begin(), vectorDims.end(), d.name) != vectorDims.end()) continue;
+      // A whole number of vectors, or (AVX-512) partial vectors at the end.
+      if (d.extent % isa_.lanes != 0 && isa_.name != "avx512") continue;
+      bool layout = needsLayoutToVectorize(d);
+      if (!layout && !contiguousOrInvariant(d)) continue;
+      vectorDims.push_back(d.name);
+      if (layout) layoutToVectorize_.insert(d.name);
+    }
     if (vectorDims.empty()) {
       whyNone =
           "no output dimension along which the output is contiguous, the operands contiguous or invariant "
@@ -155,7 +159,15 @@ class Enumerator {
         unrolledWindows.push_back(roles.windows[family->unrollsR ? 1 : 0]);
       }
       int64_t block = int64_t{cls.alpha} * isa_.lanes;
-      if (vExtent % block != 0) continue;
+      // Not a whole number of tiles: alpha vectors of fewer lanes cover the end (AVX-512 masks).
+      std::string vectorLambda;
+      if (vExtent % block != 0) {
+        if (isa_.name != "avx512" || vExtent % cls.alpha != 0) continue;
+        int64_t lanes = vExtent / cls.alpha, whole = lanes / isa_.lanes, tail = lanes % isa_.lanes;
+        vectorLambda = whole == 0 ? std::to_string(tail)
+                                  : "lambda_" + roles.vector + " v.[(" + std::to_string(whole) + "," +
+                                        std::to_string(isa_.lanes) + "),(1," + std::to_string(tail) + ")]";
+      }
       std::vector<microkernel::Covering> covers;
       if (roles.unrolled.empty()) {
         covers.push_back({1, 1, 1, 0, 0});
@@ -177,19 +189,27 @@ class Enumerator {
         if (covers.empty() && uExtent < cls.betaMin) covers.push_back({1, uExtent, 1, 0, 0});
       }
       for (const auto& cover : covers)
-        enumerateTiles(roles, cls.alpha, cover, unrolledWindows, vExtent / block);
+        enumerateTiles(roles, cls.alpha, cover, unrolledWindows, vectorLambda.empty() ? vExtent / block : 1,
+                       vectorLambda);
     }
   }
 
+  // `partial`: "" (whole vectors, vTiles tiles of them), the lane count of
+  // the one tile, or a lambda over the vector dimension binding v, the lanes
+  // of each tile's vectors.
   void enumerateTiles(const Roles& roles, int alpha, const microkernel::Covering& cover,
-                      const std::vector<std::string>& unrolledWindows, int64_t vTiles) {
+                      const std::vector<std::string>& unrolledWindows, int64_t vTiles,
+                      const std::string& partial) {
     // The register tile, innermost.
     std::string tile;
     for (const auto& w : unrolledWindows) tile += loop("U", 3, w) + ", ";
     if (!roles.unrolled.empty())
       tile +=
           cover.composed() ? "U_{b," + roles.unrolled + "}, " : loop("U", cover.size1, roles.unrolled) + ", ";
-    tile += loop("U", alpha, roles.vector) + ", V_" + roles.vector;
+    bool lambda = partial.rfind("lambda", 0) == 0;
+    tile +=
+        loop("U", alpha, roles.vector) + ", " +
+        (partial.empty() ? "V_" + roles.vector : "V_{" + (lambda ? "v" : partial) + "," + roles.vector + "}");
     // Window loops not unrolled.
     std::string windows;
     for (const auto& w : roles.windows)
@@ -220,7 +240,7 @@ class Enumerator {
         std::string cOut = roles.channel.empty() ? "" : loop("T", cExtent / ci, roles.channel) + ", ";
         std::string cIn = roles.channel.empty() ? "" : loop("T", ci, roles.channel) + ", ";
         std::string vOut = loop("T", vTiles / vi, roles.vector) + ", ",
-                    vIn = loop("T", vi, roles.vector) + ", ";
+                    vIn = lambda ? partial + ", " : loop("T", vi, roles.vector) + ", ";
         std::string tail = windows + cIn + tile;
         const std::vector<std::string> orders = {
             others + vOut + uOuter + vIn + uInner + cOut + tail,
@@ -284,12 +304,20 @@ class Enumerator {
     return lone ? e.coeffs.begin()->first : "";
   }
 
-  // An output dimension the output is contiguous along, whose extent the
-  // lanes divide, along which one operand is strided but could be laid out
-  // contiguous (the dimension alone makes one of its subscripts) and the
-  // other is contiguous or invariant: B in C(m,n) += A(m,k) * B(n,k).
+  // An output dimension the output and both operands are contiguous or invariant along.
+  bool contiguousOrInvariant(const microkernel::ContractionDim& d) const {
+    auto unit = [&](const microkernel::TensorAccess& a) {
+      int64_t stride = a.stride(d.name);
+      return stride == 0 || stride == 1;
+    };
+    return !d.reduction && c_.output.stride(d.name) == 1 && unit(c_.lhs) && unit(c_.rhs);
+  }
+
+  // An output dimension the output is contiguous along, along which one operand is strided but could be laid
+  // out contiguous (the dimension alone makes one of its subscripts) and the other is contiguous or
+  // invariant: B in C(m,n) += A(m,k) * B(n,k).
   bool needsLayoutToVectorize(const microkernel::ContractionDim& d) const {
-    if (d.reduction || d.extent % isa_.lanes != 0 || c_.output.stride(d.name) != 1) return false;
+    if (d.reduction || c_.output.stride(d.name) != 1) return false;
     int strided = 0;
     for (const microkernel::TensorAccess* a : {&c_.lhs, &c_.rhs}) {
       int64_t stride = a->stride(d.name);

@@ -110,6 +110,12 @@ TEST(BoundScheme, EveryRuleBrokenIsLocatedAndExplained) {
       "V_c vectorizes a reduction dimension");
   has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_h"), "V_h needs the output O contiguous along h");
   has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_k", ""), "V needs a vector instruction set");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_{17,k}"),
+      "V_{17,k} asks for 17 lanes; a avx512 vector has 16");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_{8,k}", "avx2"), "");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_{4,k}", "avx2"),
+      "V_{4,k}: a vector of 4 lanes out of 8 needs AVX-512's masked loads and stores");
+  has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", V_{a,k}"), "'a' is not bound by an enclosing lambda");
   has(bindError(c, "T_{2,h}, R_h, R_n, R_w, R_k" + tail), "R_h must be the outermost specifier along h");
   has(bindError(c, "R_n, R_h, R_w, R_k, R_c, T_{3,r}, T_{3,s}, U_{a,k}"),
       "'a' is not bound by an enclosing lambda");

@@ -64,6 +64,17 @@ TEST(Scheme, LayoutSpecifiersListTheOperandsDimensions) {
   EXPECT_NE(errorOf("L_W(k, r").find("expected ')' to close the layout's list"), std::string::npos);
 }
 
+TEST(Scheme, PartialVectorsNameTheirLanes) {
+  Scheme s = parseScheme("lambda_n v.[(2,16),(1,12)], R_k, V_{v,n}", "x");
+  EXPECT_EQ(s.specs[2].kind, SpecKind::V);
+  EXPECT_EQ(s.specs[2].factor.param, "v");
+  EXPECT_EQ(toString(s), "lambda_n v.[(2,16),(1,12)], R_k, V_{v,n}");
+  EXPECT_EQ(toString(parseScheme("R_n, V_{12,n}", "x")), "R_n, V_{12,n}");
+  EXPECT_EQ(toString(parseScheme("R_n, V_n", "x")), "R_n, V_n");
+  EXPECT_NE(errorOf("V_{0,n}").find("a loop factor must be at least 1"), std::string::npos);
+  EXPECT_NE(errorOf("V_{4,}").find("1:6: error: bad scheme: expected a dimension"), std::string::npos);
+}
+
 TEST(Scheme, PrintedTextParsesBackToTheSameScheme) {
   std::string text = "R_j, lambda_i a.[(12,6),(8,7)], T_{64,k}, U_{a,i}, U_{2,j}, V_j";
   Scheme s = parseScheme(text, "x");

@@ -170,6 +170,28 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
   EXPECT_TRUE(timed.preparedInputs.empty());
 }
 
+TEST(GraftMicroKernels, PartialVectorsCoverWhatWholeOnesCannot) {
+  if (!testing::hostHas("avx512")) GTEST_SKIP() << "no AVX-512 here";
+  // N = 44 = 2 x 16 + 12: the last tile's vectors have 12 lanes, masked.
+  expectGraftedAndCorrect(sized("M=7 N=44 K=5", kMatmul),
+                          withScheme("R_m, lambda_n v.[(2,16),(1,12)], R_k, U_{7,m}, V_{v,n}"));
+  // Two vectors of 14 lanes per tile at the end (700 = 21 x 32 + 2 x 14), B blocked by 32.
+  expectGraftedAndCorrect(
+      sized("M=3 N=700 K=4", kMatmul),
+      withScheme("L_B(n/32, k, n%32), R_m, lambda_n v.[(21,16),(1,14)], R_k, U_{2,n}, V_{v,n}"));
+  // A single partial vector, accumulating over a reduction outside the micro-kernel.
+  expectGraftedAndCorrect(sized("M=5 N=9 K=6", kMatmul), withScheme("T_{2,k}, R_m, R_n, T_{3,k}, V_{9,n}"));
+  // Through an epilogue.
+  testing::CheckedProgram r =
+      compileAndCheck(sized("M=4 N=20 K=3",
+                            "def f(float(M, K) A, float(K, N) W, float(N) B) -> (Y) {\n"
+                            "  C(m, n) +=! A(m, k) * W(k, n)\n  Y(m, n) = max(C(m, n) + B(n), 0)\n}\n"),
+                      withScheme("C: R_m, lambda_n v.[(1,16),(1,4)], R_k, V_{v,n}"));
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_TRUE(r.has("epilogue Y applied")) << r.program.explanation;
+  EXPECT_NE(r.program.cSource.find("_mm512_maskz_loadu_ps"), std::string::npos);
+}
+
 TEST(GraftMicroKernels, DepthwiseConvolutions) {
   // Each channel its own filter: c is an output dimension both operands vary along (no broadcast operand).
   const std::string depthwise =

@@ -95,10 +95,33 @@ TEST(SchemeSearch, AStridedOperandIsLaidOutToVectorize) {
   }
 }
 
+TEST(SchemeSearch, PartialVectorsCoverTheEndOfTheVectorDimension) {
+  target::Hardware host = target::detectHost();
+  if (target::vectorIsa(host) != "avx512") GTEST_SKIP() << "no AVX-512 here";
+  // N = 44: no whole number of vectors; tiles of partial vectors (AVX-512 masks) end it.
+  const std::string tc =
+      "# sizes: M=9 N=44 K=7\n"
+      "def mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
+  te::Program p = front::testing::lowerText(tc);
+  std::string why;
+  std::vector<SchemeCandidate> ranked =
+      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
+                    modelledTable(microkernel::vectorIsaNamed("avx512")), why);
+  ASSERT_FALSE(ranked.empty()) << why;
+  for (const auto& c : ranked) EXPECT_NE(c.scheme.find("V_{"), std::string::npos) << c.scheme;
+  for (size_t i = 0; i < ranked.size(); i += std::max<size_t>(1, ranked.size() / 4)) {
+    driver::CompileOptions o;
+    o.scheme.text = ranked[i].scheme;
+    testing::CheckedProgram c = testing::compileAndCheck(tc, o);
+    EXPECT_TRUE(c.check.pass) << ranked[i].scheme << "\n" << c.check.failures;
+  }
+}
+
 TEST(SchemeSearch, NothingToVectorizeIsSaid) {
+  // C is contiguous along m only, and A strided along it by 2 rows: no layout makes that contiguous.
   te::Program p = front::testing::lowerText(
-      "# sizes: M=8 N=13 K=4\n"
-      "def mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n");
+      "# sizes: K=4\n"
+      "def f(float(32, K) A, float(K) B) -> (C) {\n  C(m) +=! A(2 * m, k) * B(k) where m in 0:16\n}\n");
   std::string why;
   EXPECT_TRUE(rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, target::detectHost(),
                             modelledTable(microkernel::vectorIsaNamed("avx512")), why)
