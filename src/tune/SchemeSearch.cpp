@@ -22,9 +22,9 @@ namespace {
 using microkernel::Contraction;
 
 // Bumped when the enumeration or the generated code changes, so that cached
-// choices made by an older search are searched again.
-constexpr int kSearchGeneration =
-    4;  // 2: blocked layouts (L_X); 3: initialization folded in; 4: layouts to vectorize
+// choices made by an older search are searched again. 2: blocked layouts
+// (L_X); 3: initialization folded in; 4: layouts to vectorize; 5: partial vectors.
+constexpr int kSearchGeneration = 5;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
