@@ -102,8 +102,7 @@ void TablePrinter::row(const CaseResult& r) {
   for (const auto& [name, t] : r.tesselSideMs)
     tesselSide += (tesselSide.empty() ? "" : ", ") + name + " " + ms(t) + " ms";
   if (!tesselSide.empty()) os_ << "      tessel: outside the timed region: " << tesselSide << "\n";
-  if (firstTime)
-    for (const auto& scheme : r.tesselSchemes) os_ << "      tessel: scheme " << scheme << "\n";
+  for (const auto& scheme : r.tesselSchemes) os_ << "      tessel: scheme " << scheme << "\n";
   for (const PeerResult& p : r.peers) {
     std::string side;
     for (const auto& [name, t] : p.sideMs) side += (side.empty() ? "" : ", ") + name + " " + ms(t) + " ms";

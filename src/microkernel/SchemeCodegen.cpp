@@ -9,6 +9,11 @@ namespace tessel::microkernel {
 
 namespace {
 
+bool packsBeforeSpec(const BoundScheme& b, size_t index) {
+  return std::any_of(b.packings.begin(), b.packings.end(),
+                     [&](const Packing& p) { return p.before == index; });
+}
+
 // How the micro-kernel spells its vector operations.
 struct VectorSpelling {
   std::string type, load, store, broadcast, fma, zero;
@@ -65,29 +70,13 @@ class SchemeEmitter {
     std::vector<OperandView> views;  // lhs, rhs
   };
 
-  // The outermost loops over output dimensions (and reduction loops of one
-  // iteration), all T or R, up to the first packing inside them: collapsed
-  // into one parallel loop.
   int parallelLoops() const {
     if (!options_.parallel) return 0;
-    int count = 0;
-    int64_t iterations = 1;
-    for (size_t i = 0; i < b_.accumulationStart(0); ++i) {
-      const Specifier& s = b_.scheme.specs[i];
-      if (s.kind == SpecKind::Seq || (i > 0 && packsBefore(i))) break;
-      int64_t trips = b_.trips(i, {});
-      // A reduction loop of one iteration is no reduction: it may sit in the collapsed nest.
-      if (c_.dim(s.dim)->reduction && trips > 1) break;
-      iterations *= trips;
-      ++count;
-    }
-    return iterations > 1 ? count : 0;
+    ParallelLoops p = parallelLoopsOf(b_);
+    return p.iterations > 1 ? p.loops : 0;
   }
 
-  bool packsBefore(size_t index) const {
-    return std::any_of(b_.packings.begin(), b_.packings.end(),
-                       [&](const Packing& p) { return p.before == index; });
-  }
+  bool packsBefore(size_t index) const { return packsBeforeSpec(b_, index); }
 
   // A vector load of the tile's lanes: whole, or masked (AVX-512) for a partial vector.
   std::string vectorLoad(const RegisterTileShape& tile, const std::string& address) const {
@@ -428,6 +417,20 @@ void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
 }
 
 }  // namespace
+
+ParallelLoops parallelLoopsOf(const BoundScheme& b) {
+  ParallelLoops p;
+  for (size_t i = 0; i < b.accumulationStart(0); ++i) {
+    const Specifier& s = b.scheme.specs[i];
+    if (s.kind == SpecKind::Seq || (i > 0 && packsBeforeSpec(b, i))) break;
+    int64_t trips = b.trips(i, {});
+    // A reduction loop of one iteration is no reduction: it may sit in the collapsed nest.
+    if (b.contraction->dim(s.dim)->reduction && trips > 1) break;
+    p.iterations *= trips;
+    ++p.loops;
+  }
+  return p;
+}
 
 std::string generateSchemeC(const BoundScheme& scheme, const SchemeCodeOptions& options) {
   return SchemeEmitter(scheme, options).emit();

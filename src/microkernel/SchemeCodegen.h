@@ -38,6 +38,15 @@ struct SchemeCodeOptions {
 // nothing). Packing buffers are per thread, kept from call to call.
 std::string generateSchemeC(const BoundScheme& scheme, const SchemeCodeOptions& options);
 
+// The outermost loops over output dimensions (and reduction loops of one
+// iteration), all T or R, up to a lambda, a reduction or a packing: collapsed
+// into one parallel loop (when they make more than one iteration).
+struct ParallelLoops {
+  int loops = 0;
+  int64_t iterations = 1;
+};
+ParallelLoops parallelLoopsOf(const BoundScheme& scheme);
+
 // `static int NAME(float* restrict to, const float* restrict from)`: copies
 // the dense row-major tensor `from` into `to` in `access`'s layout (an L
 // specifier's), zeros where a block overhangs the tensor; returns 0.

@@ -10,6 +10,7 @@
 
 #include "backend/CEmitter.h"
 #include "microkernel/Composition.h"
+#include "microkernel/SchemeCodegen.h"
 #include "runtime/CCompiler.h"
 #include "runtime/Hash.h"
 #include "runtime/Runner.h"
@@ -23,8 +24,9 @@ using microkernel::Contraction;
 
 // Bumped when the enumeration or the generated code changes, so that cached
 // choices made by an older search are searched again. 2: blocked layouts
-// (L_X); 3: initialization folded in; 4: layouts to vectorize; 5: partial vectors.
-constexpr int kSearchGeneration = 5;
+// (L_X); 3: initialization folded in; 4: layouts to vectorize; 5: partial
+// vectors; 6: schemes parallel on the thread count measured first.
+constexpr int kSearchGeneration = 6;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
@@ -442,6 +444,17 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
   MicroKernelTable table = loadTable(host);
   std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why);
   result.enumerated = ranked.size();
+  // On several threads, the schemes whose parallel loop gives each thread
+  // work are measured first (the model counts one core's data movement).
+  int threads = search.threads > 0 ? search.threads : host.cores;
+  if (threads > 1) {
+    microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(host));
+    std::stable_partition(ranked.begin(), ranked.end(), [&](const SchemeCandidate& c) {
+      microkernel::BoundScheme b =
+          microkernel::bindScheme(contraction, microkernel::parseScheme(c.scheme, "search"), isa);
+      return microkernel::parallelLoopsOf(b).iterations >= threads;
+    });
+  }
   driver::CompileOptions base = options;
   base.scheme.text.clear();
   if (!ranked.empty()) {
