@@ -35,10 +35,9 @@ std::string randomLayout(const microkernel::TensorAccess& x, std::mt19937_64& rn
   std::vector<std::string> items;
   std::vector<size_t> splittable;
   for (size_t k = 0; k < x.subscripts.size(); ++k) {
-    const te::AffineExpr& e = x.subscripts[k];
-    bool lone = e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
-    items.push_back(lone ? e.coeffs.begin()->first : "#" + std::to_string(k));
-    if (lone) splittable.push_back(k);
+    std::string lone = microkernel::loneVariable(x.subscripts[k]);
+    items.push_back(lone.empty() ? "#" + std::to_string(k) : lone);
+    if (!lone.empty()) splittable.push_back(k);
   }
   std::shuffle(items.begin(), items.end(), rng);
   if (!splittable.empty() && rng() % 2 == 0) {

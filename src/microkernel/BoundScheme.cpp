@@ -330,11 +330,6 @@ void checkPackings(BoundScheme& b, const std::vector<std::pair<Specifier, size_t
   }
 }
 
-// `d` alone: one variable, coefficient 1, no constant.
-bool isLoneVariable(const te::AffineExpr& e) {
-  return e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
-}
-
 // The L specifiers' layouts on a copy of the contraction, which the scheme then reads.
 void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
   if (layouts.empty()) return;
@@ -372,7 +367,7 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
         k = static_cast<size_t>(item.position);
       } else {
         for (size_t j = 0; j < a.subscripts.size(); ++j)
-          if (isLoneVariable(a.subscripts[j]) && a.subscripts[j].coeffs.begin()->first == item.dim) k = j;
+          if (loneVariable(a.subscripts[j]) == item.dim) k = j;
         if (k == a.subscripts.size())
           itemError(item, "no subscript of " + l.dim + " is the loop variable '" + item.dim +
                               "' alone; name it by its position, as #p");
@@ -383,7 +378,7 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
       if (++uses[k][static_cast<size_t>(part)] > 1 || (uses[k][0] > 0 && uses[k][1] + uses[k][2] > 0))
         itemError(item, "subscript #" + std::to_string(k) + " appears twice");
       if (item.split) {
-        if (!isLoneVariable(a.subscripts[k]))
+        if (loneVariable(a.subscripts[k]).empty())
           itemError(item, "only a subscript that is one loop variable can be split into blocks");
         if (blocks[k] != 0 && blocks[k] != item.block)
           itemError(item, "subscript #" + std::to_string(k) + " is split by " + std::to_string(blocks[k]) +

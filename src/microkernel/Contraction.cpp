@@ -5,6 +5,11 @@
 
 namespace tessel::microkernel {
 
+std::string loneVariable(const te::AffineExpr& e) {
+  bool lone = e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
+  return lone ? e.coeffs.begin()->first : "";
+}
+
 std::vector<LayoutDim> TensorAccess::layoutDims() const {
   if (!layout.empty()) return layout;
   std::vector<LayoutDim> dims;

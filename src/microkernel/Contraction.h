@@ -30,6 +30,10 @@ struct LayoutDim {
   int64_t block = 0;  // Outer, Inner
 };
 
+// The loop variable that alone makes subscript `e` (coefficient 1, no
+// constant), or "": the subscripts a layout (L_X) may name and split.
+std::string loneVariable(const te::AffineExpr& e);
+
 // One tensor access: subscript k is sum(coeffs[dim] * dim) + constant.
 struct TensorAccess {
   std::string tensor;

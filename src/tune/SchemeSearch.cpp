@@ -95,9 +95,10 @@ class Enumerator {
     }
     if (vectorDims.empty()) {
       whyNone =
-          "no output dimension along which the output is contiguous, the operands contiguous or invariant "
-          "(or one of them could be laid out so), and whose extent is a multiple of " +
-          std::to_string(isa_.lanes);
+          "no output dimension along which the output is contiguous and the operands contiguous or invariant "
+          "(or one of them could be laid out so)" +
+          (isa_.name == "avx512" ? std::string()
+                                 : ", and whose extent is a multiple of " + std::to_string(isa_.lanes));
       return {};
     }
     for (const auto& v : vectorDims) {
@@ -284,7 +285,7 @@ class Enumerator {
     std::string inner, middle;
     bool blocked = true;
     for (size_t k = 0; k < x.subscripts.size(); ++k) {
-      std::string name = loneVariable(x.subscripts[k]);
+      std::string name = microkernel::loneVariable(x.subscripts[k]);
       if (name.empty()) name = "#" + std::to_string(k);
       if (name == roles.vector) {
         blocked = x.shape[k] > block;
@@ -298,12 +299,6 @@ class Enumerator {
     std::string b = std::to_string(block);
     return "L_" + x.tensor + "(" + inner + "/" + b + (middle.empty() ? "" : ", " + middle) + ", " + inner +
            "%" + b + "), ";
-  }
-
-  // The variable that alone makes subscript `e`, or "".
-  static std::string loneVariable(const te::AffineExpr& e) {
-    bool lone = e.constant == 0 && e.coeffs.size() == 1 && e.coeffs.begin()->second == 1;
-    return lone ? e.coeffs.begin()->first : "";
   }
 
   // An output dimension the output and both operands are contiguous or invariant along.
@@ -324,8 +319,9 @@ class Enumerator {
     for (const microkernel::TensorAccess* a : {&c_.lhs, &c_.rhs}) {
       int64_t stride = a->stride(d.name);
       if (stride == 0 || stride == 1) continue;
-      bool lone = std::any_of(a->subscripts.begin(), a->subscripts.end(),
-                              [&](const te::AffineExpr& e) { return loneVariable(e) == d.name; });
+      bool lone = std::any_of(a->subscripts.begin(), a->subscripts.end(), [&](const te::AffineExpr& e) {
+        return microkernel::loneVariable(e) == d.name;
+      });
       if (!lone) return false;
       ++strided;
     }
