@@ -297,21 +297,30 @@ namespace {
 // Packed copies larger than this are not per-thread scratch any more.
 constexpr double kMaxPackedBytes = 64.0 * 1024 * 1024;
 
+// A P or L specifier names one operand of the contraction, not its output,
+// and an operand that is not also the other one. `does`/`done`: "packs" /
+// "packed", "lays out" / "laid out".
+void checkNamesOneOperand(const Scheme& scheme, const Specifier& spec, const Contraction& c,
+                          const std::string& does, const std::string& done) {
+  std::string name = toString(spec).substr(0, 2) + spec.dim;  // P_X, L_X
+  if (spec.dim == c.output.tensor)
+    schemeError(scheme, spec,
+                name + " " + does + " the output; only the operands (" + c.lhs.tensor + ", " + c.rhs.tensor +
+                    ") can be " + done);
+  if (spec.dim != c.lhs.tensor && spec.dim != c.rhs.tensor)
+    schemeError(scheme, spec,
+                "'" + spec.dim + "' is not an operand of the contraction (" + c.lhs.tensor + ", " +
+                    c.rhs.tensor + ")");
+  if (c.lhs.tensor == c.rhs.tensor) schemeError(scheme, spec, name + ": " + spec.dim + " is both operands");
+}
+
 // P specifiers out of the loop list, checked once the loops are.
 void checkPackings(BoundScheme& b, const std::vector<std::pair<Specifier, size_t>>& found) {
   const Contraction& c = *b.contraction;
   std::set<std::string> packed;
   for (const auto& [p, before] : found) {
     const Scheme& s = b.original;
-    if (p.dim == c.output.tensor)
-      schemeError(s, p,
-                  "P_" + p.dim + " packs the output; only the operands (" + c.lhs.tensor + ", " +
-                      c.rhs.tensor + ") can be packed");
-    if (p.dim != c.lhs.tensor && p.dim != c.rhs.tensor)
-      schemeError(s, p,
-                  "'" + p.dim + "' is not an operand of the contraction (" + c.lhs.tensor + ", " +
-                      c.rhs.tensor + ")");
-    if (c.lhs.tensor == c.rhs.tensor) schemeError(s, p, "P_" + p.dim + ": " + p.dim + " is both operands");
+    checkNamesOneOperand(s, p, c, "packs", "packed");
     if (!packed.insert(p.dim).second) schemeError(s, p, p.dim + " is packed twice");
     if (before > b.accumulationStart())
       schemeError(s, p, "P_" + p.dim + " must come before the reduction loops right above the register tile");
@@ -337,16 +346,7 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
   const Scheme& scheme = b.original;
   for (const Specifier& l : layouts) {
     const Contraction& c = *b.contraction;
-    if (l.dim == c.output.tensor)
-      schemeError(scheme, l,
-                  "L_" + l.dim + " lays out the output; only the operands (" + c.lhs.tensor + ", " +
-                      c.rhs.tensor + ") can be laid out");
-    if (l.dim != c.lhs.tensor && l.dim != c.rhs.tensor)
-      schemeError(scheme, l,
-                  "'" + l.dim + "' is not an operand of the contraction (" + c.lhs.tensor + ", " +
-                      c.rhs.tensor + ")");
-    if (c.lhs.tensor == c.rhs.tensor)
-      schemeError(scheme, l, "L_" + l.dim + ": " + l.dim + " is both operands");
+    checkNamesOneOperand(scheme, l, c, "lays out", "laid out");
     if (std::find(b.layouts.begin(), b.layouts.end(), l.dim) != b.layouts.end())
       schemeError(scheme, l, l.dim + " is laid out twice");
     TensorAccess& a = l.dim == c.lhs.tensor ? laidOut->lhs : laidOut->rhs;

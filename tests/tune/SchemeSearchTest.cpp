@@ -28,6 +28,25 @@ std::string layer(int k, int c, int h, int r, int stride) {
 
 bool hasVectorUnit() { return !target::vectorIsa(target::detectHost()).empty(); }
 
+// Every scheme the search ranks for the program's contraction contains
+// `text`, and a spread of them match the interpreter.
+void expectRankedWithAndCorrect(const std::string& tc, const target::Hardware& host,
+                                const std::string& text) {
+  te::Program p = front::testing::lowerText(tc);
+  std::string why;
+  std::vector<SchemeCandidate> ranked =
+      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
+                    modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host))), why);
+  ASSERT_FALSE(ranked.empty()) << why;
+  for (const auto& c : ranked) EXPECT_NE(c.scheme.find(text), std::string::npos) << c.scheme;
+  for (size_t i = 0; i < ranked.size(); i += std::max<size_t>(1, ranked.size() / 4)) {
+    driver::CompileOptions o;
+    o.scheme.text = ranked[i].scheme;
+    testing::CheckedProgram c = testing::compileAndCheck(tc, o);
+    EXPECT_TRUE(c.check.pass) << ranked[i].scheme << "\n" << c.check.failures;
+  }
+}
+
 TEST(SchemeSearch, SchemesAcrossTheRankingMatchTheInterpreter) {
   if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
   target::Hardware host = target::detectHost();
@@ -80,19 +99,7 @@ TEST(SchemeSearch, AStridedOperandIsLaidOutToVectorize) {
   const std::string tc =
       "# sizes: M=21 N=48 K=9\n"
       "def mm(float(M, K) A, float(N, K) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(n, k)\n}\n";
-  te::Program p = front::testing::lowerText(tc);
-  std::string why;
-  std::vector<SchemeCandidate> ranked =
-      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
-                    modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host))), why);
-  ASSERT_FALSE(ranked.empty()) << why;
-  for (const auto& c : ranked) EXPECT_EQ(c.scheme.rfind("L_B(", 0), 0u) << c.scheme;
-  for (size_t i = 0; i < ranked.size(); i += std::max<size_t>(1, ranked.size() / 4)) {
-    driver::CompileOptions o;
-    o.scheme.text = ranked[i].scheme;
-    testing::CheckedProgram c = testing::compileAndCheck(tc, o);
-    EXPECT_TRUE(c.check.pass) << ranked[i].scheme << "\n" << c.check.failures;
-  }
+  expectRankedWithAndCorrect(tc, host, "L_B(");
 }
 
 TEST(SchemeSearch, PartialVectorsCoverTheEndOfTheVectorDimension) {
@@ -102,19 +109,7 @@ TEST(SchemeSearch, PartialVectorsCoverTheEndOfTheVectorDimension) {
   const std::string tc =
       "# sizes: M=9 N=44 K=7\n"
       "def mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
-  te::Program p = front::testing::lowerText(tc);
-  std::string why;
-  std::vector<SchemeCandidate> ranked =
-      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
-                    modelledTable(microkernel::vectorIsaNamed("avx512")), why);
-  ASSERT_FALSE(ranked.empty()) << why;
-  for (const auto& c : ranked) EXPECT_NE(c.scheme.find("V_{"), std::string::npos) << c.scheme;
-  for (size_t i = 0; i < ranked.size(); i += std::max<size_t>(1, ranked.size() / 4)) {
-    driver::CompileOptions o;
-    o.scheme.text = ranked[i].scheme;
-    testing::CheckedProgram c = testing::compileAndCheck(tc, o);
-    EXPECT_TRUE(c.check.pass) << ranked[i].scheme << "\n" << c.check.failures;
-  }
+  expectRankedWithAndCorrect(tc, host, "V_{");
 }
 
 TEST(SchemeSearch, NothingToVectorizeIsSaid) {
