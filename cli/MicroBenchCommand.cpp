@@ -8,6 +8,7 @@
 
 #include "Commands.h"
 #include "target/DetectHost.h"
+#include "target/MeasureHost.h"
 #include "tune/MicroBench.h"
 
 namespace tessel::cli {
@@ -62,7 +63,15 @@ CommandRunner addMicroBenchCommand(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print the table as JSON");
   return [args] {
     args->options.families = splitCommas(args->families);
+    for (const auto& name : args->options.families)
+      if (!tune::microKernelFamily(name))
+        userError("tessel microbench: no micro-kernel family '" + name + "' (A, B, C or D)");
     target::Hardware host = target::detectHost();
+    // Shares of the measured FMA peak: the computed one (units x nominal
+    // clock) misses turbo and reads above 100% here.
+    target::measureHost(host);
+    if (!args->json)
+      std::cout << "peak: " << host.peakF32FlopsPerCore / 1e9 << " GFLOP/s per core (measured)\n";
     if (!args->json)
       args->options.progress = [](const tune::MeasuredMicroKernel& m) {
         char line[128];

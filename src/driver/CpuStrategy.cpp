@@ -80,6 +80,10 @@ class CpuStrategy final : public TargetStrategy {
            go.scheme = c.options.scheme.text;
            go.origin = c.options.scheme.origin;
            go.vectorIsa = target::vectorIsa(c.hardware);
+           if (!c.options.constantInputs.empty())
+             go.declaredConstant = [&c](const std::string& input) {
+               return c.options.constantInputs.has(input);
+             };
            return target::cpu::graftMicroKernels(c.scop, s, go, c.microKernels, c.explain);
          }},
         {"sink-across-bands", false,

@@ -341,7 +341,8 @@ void checkPackings(BoundScheme& b, const std::vector<std::pair<Specifier, size_t
 
 // The L specifiers' layouts on a copy of the contraction, which the scheme then reads.
 void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
-  if (layouts.empty()) return;
+  bool padding = b.contraction->lhs.padded() || b.contraction->rhs.padded();
+  if (layouts.empty() && !padding) return;
   auto laidOut = std::make_shared<Contraction>(*b.contraction);
   const Scheme& scheme = b.original;
   for (const Specifier& l : layouts) {
@@ -380,6 +381,10 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
       if (item.split) {
         if (loneVariable(a.subscripts[k]).empty())
           itemError(item, "only a subscript that is one loop variable can be split into blocks");
+        if (a.padded() && a.padBefore[k] + a.padAfter[k] > 0)
+          itemError(item,
+                    "subscript #" + std::to_string(k) + " of " + l.dim +
+                        " reads zero padding (its guard); a padded subscript cannot be split into blocks");
         if (blocks[k] != 0 && blocks[k] != item.block)
           itemError(item, "subscript #" + std::to_string(k) + " is split by " + std::to_string(blocks[k]) +
                               " and by " + std::to_string(item.block));
@@ -396,6 +401,10 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
                              : " both as its block number (/b) and as its place in the block (%b)"));
     b.layouts.push_back(l.dim);
   }
+  // A guarded operand is read from its zero-padded copy, in its own order unless an L_X says otherwise.
+  for (const TensorAccess* a : {&laidOut->lhs, &laidOut->rhs})
+    if (a->padded() && std::find(b.layouts.begin(), b.layouts.end(), a->tensor) == b.layouts.end())
+      b.layouts.push_back(a->tensor);
   b.laidOut = laidOut;
   b.contraction = laidOut.get();
 }
@@ -403,6 +412,14 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
 // Every register tile must lie inside one block along a split subscript: the
 // micro-kernel addresses its elements at fixed offsets from the tile's first.
 void checkLayoutBlocks(const BoundScheme& b, const std::vector<Specifier>& layouts) {
+  for (const Packing& p : b.packings)
+    for (const TensorAccess* a : {&b.contraction->lhs, &b.contraction->rhs})
+      if (a->tensor == p.tensor && a->padded())
+        for (const Specifier& s : b.original.specs)
+          if (s.kind == SpecKind::P && s.dim == p.tensor)
+            schemeError(b.original, s,
+                        "P_" + p.tensor + ": " + p.tensor +
+                            " is read through its zero-padded copy (its guard), which is not packed");
   for (const Specifier& l : layouts) {
     if (std::any_of(b.packings.begin(), b.packings.end(),
                     [&](const Packing& p) { return p.tensor == l.dim; }))

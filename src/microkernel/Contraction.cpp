@@ -1,6 +1,8 @@
 #include "microkernel/Contraction.h"
 
+#include <algorithm>
 #include <cctype>
+#include <limits>
 #include <set>
 
 namespace tessel::microkernel {
@@ -17,10 +19,14 @@ std::vector<LayoutDim> TensorAccess::layoutDims() const {
   return dims;
 }
 
+int64_t TensorAccess::paddedExtent(size_t k) const {
+  return shape[k] + (padded() ? padBefore[k] + padAfter[k] : 0);
+}
+
 std::vector<int64_t> TensorAccess::layoutShape() const {
   std::vector<int64_t> extents;
   for (const auto& d : layoutDims()) {
-    int64_t extent = shape[d.subscript];
+    int64_t extent = paddedExtent(d.subscript);
     if (d.part == LayoutDim::Part::Outer) extent = (extent + d.block - 1) / d.block;
     if (d.part == LayoutDim::Part::Inner) extent = d.block;
     extents.push_back(extent);
@@ -65,7 +71,7 @@ int64_t TensorAccess::offset(const std::vector<std::pair<std::string, int64_t>>&
   int64_t offset = 0;
   for (size_t j = 0; j < dims.size(); ++j) {
     const te::AffineExpr& subscript = subscripts[dims[j].subscript];
-    int64_t index = subscript.constant;
+    int64_t index = subscript.constant + (padded() ? padBefore[dims[j].subscript] : 0);
     for (const auto& [dim, value] : point) {
       auto it = subscript.coeffs.find(dim);
       if (it != subscript.coeffs.end()) index += it->second * value;
@@ -117,7 +123,9 @@ std::optional<TensorAccess> accessOf(const te::Program& program, const te::Expr&
     return std::nullopt;
   }
   const te::TensorDecl& t = program.tensor(read->name);
-  TensorAccess a{read->name, t.shape, {}, {}};
+  TensorAccess a;
+  a.tensor = read->name;
+  a.shape = t.shape;
   std::set<std::string> seen;
   for (const auto& index : read->operands) {
     auto affine = te::toAffine(index);
@@ -139,6 +147,131 @@ std::optional<TensorAccess> accessOf(const te::Program& program, const te::Expr&
     a.subscripts.push_back(*affine);
   }
   return a;
+}
+
+bool isZero(const te::Expr& e) {
+  if (e->kind == te::ExprKind::Cast) return isZero(e->operands[0]);
+  return e->kind == te::ExprKind::Const && e->value == 0;
+}
+
+// A factor of the product: a read, or `guard ? read : 0` (padding).
+struct Factor {
+  te::Expr read;
+  te::Expr guard;  // null: unguarded
+};
+Factor factorOf(const te::Expr& e) {
+  if (e->kind == te::ExprKind::Select && isZero(e->operands[2])) return {e->operands[1], e->operands[0]};
+  return {e, nullptr};
+}
+
+te::AffineExpr difference(const te::AffineExpr& a, const te::AffineExpr& b, int64_t minus) {
+  te::AffineExpr d = a;
+  for (const auto& [v, c] : b.coeffs) d.coeffs[v] -= c;
+  d.constant -= b.constant + minus;
+  return d;
+}
+
+// The guard as affine conjuncts `e >= 0`, or nothing when it is not a
+// conjunction of affine comparisons.
+bool conjunctsOf(const te::Expr& guard, std::vector<te::AffineExpr>& out) {
+  if (guard->kind != te::ExprKind::Binary) return false;
+  te::BinaryOp op = guard->binaryOp;
+  if (op == te::BinaryOp::And)
+    return conjunctsOf(guard->operands[0], out) && conjunctsOf(guard->operands[1], out);
+  auto a = te::toAffine(guard->operands[0]), b = te::toAffine(guard->operands[1]);
+  if (!a || !b) return false;
+  switch (op) {
+    case te::BinaryOp::Ge:
+      out.push_back(difference(*a, *b, 0));
+      return true;
+    case te::BinaryOp::Gt:
+      out.push_back(difference(*a, *b, 1));
+      return true;
+    case te::BinaryOp::Le:
+      out.push_back(difference(*b, *a, 0));
+      return true;
+    case te::BinaryOp::Lt:
+      out.push_back(difference(*b, *a, 1));
+      return true;
+    case te::BinaryOp::Eq:
+      out.push_back(difference(*a, *b, 0));
+      out.push_back(difference(*b, *a, 0));
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+// Bounds `e >= 0` on subscript `s` when e is a multiple of it plus a
+// constant: the lowest (`lower`) or highest value it allows.
+bool boundOn(const te::AffineExpr& e, const te::AffineExpr& s, int64_t& lower, int64_t& upper) {
+  if (s.coeffs.empty() || e.coeffs.empty()) return false;
+  // s.coeffs[v] * e == e.coeffs[v] * s + constant, for v any variable of s.
+  const auto& [v, cs] = *s.coeffs.begin();
+  auto it = e.coeffs.find(v);
+  if (it == e.coeffs.end()) return false;
+  int64_t ce = it->second;
+  for (const auto& [w, c] : e.coeffs)
+    if (c * cs != (s.coeffs.count(w) ? s.coeffs.at(w) : 0) * ce) return false;
+  for (const auto& [w, c] : s.coeffs)
+    if ((e.coeffs.count(w) ? e.coeffs.at(w) : 0) * cs != c * ce) return false;
+  // e >= 0  <=>  sign(cs) * (ce * s + b) >= 0.
+  int64_t sign = cs > 0 ? 1 : -1, a = sign * ce, b = sign * (cs * e.constant - ce * s.constant);
+  if (a > 0) lower = std::max(lower, ceilDiv(-b, a));
+  if (a < 0) upper = std::min(upper, floorDiv(b, -a));
+  return true;
+}
+
+// The subscript's lowest and highest values over the rectangular domain.
+std::pair<int64_t, int64_t> valueRange(const te::AffineExpr& s, const std::vector<ContractionDim>& dims) {
+  int64_t lo = s.constant, hi = s.constant;
+  for (const auto& [v, c] : s.coeffs)
+    for (const auto& d : dims)
+      if (d.name == v) (c > 0 ? hi : lo) += c * (d.extent - 1);
+  return {lo, hi};
+}
+
+// Pads `a` with zeros where its subscripts leave the tensor, when the guard
+// (its conjuncts) allows exactly the points inside; why not otherwise.
+bool padToGuard(TensorAccess& a, const std::vector<te::AffineExpr>& conjuncts,
+                const std::vector<ContractionDim>& dims, std::string& whyNot) {
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> lower(a.subscripts.size(), -kNone), upper(a.subscripts.size(), kNone);
+  for (const auto& e : conjuncts) {
+    bool bounds = false;
+    for (size_t k = 0; k < a.subscripts.size() && !bounds; ++k)
+      bounds = boundOn(e, a.subscripts[k], lower[k], upper[k]);
+    if (!bounds) {
+      whyNot = "the guard of " + a.tensor + " bounds something other than one of its subscripts";
+      return false;
+    }
+  }
+  std::vector<int64_t> before(a.subscripts.size(), 0), after(a.subscripts.size(), 0);
+  for (size_t k = 0; k < a.subscripts.size(); ++k) {
+    auto [lo, hi] = valueRange(a.subscripts[k], dims);
+    // Over [lo, hi], the guard must allow what lies inside the tensor, no more, no less.
+    int64_t inLo = std::max<int64_t>(lo, 0), inHi = std::min(hi, a.shape[k] - 1);
+    int64_t okLo = std::max(lo, lower[k]), okHi = std::min(hi, upper[k]);
+    bool same = (inLo > inHi && okLo > okHi) || (inLo == okLo && inHi == okHi);
+    if (!same) {
+      whyNot = conjuncts.empty()
+                   ? "subscript #" + std::to_string(k) + " of " + a.tensor + " leaves the tensor"
+                   : "the guard of " + a.tensor + " is not exactly the bounds of its subscript #" +
+                         std::to_string(k) + " (only zero padding is in the class)";
+      return false;
+    }
+    before[k] = std::max<int64_t>(0, -lo);
+    after[k] = std::max<int64_t>(0, hi - (a.shape[k] - 1));
+  }
+  if (std::any_of(before.begin(), before.end(), [](int64_t p) { return p > 0; }) ||
+      std::any_of(after.begin(), after.end(), [](int64_t p) { return p > 0; })) {
+    a.padBefore = std::move(before);
+    a.padAfter = std::move(after);
+  }
+  return true;
 }
 
 std::string stageText(const te::Program& program, int stage) {
@@ -179,10 +312,20 @@ Recognition recognizeContraction(const te::Program& program, int stageIndex) {
     }
     c.dims.push_back({v, range.extent(), c.dims.size() >= stage.indices.size()});
   }
-  auto lhs = accessOf(program, rhs->operands[0], r.whyNot);
+  Factor lhsFactor = factorOf(rhs->operands[0]), rhsFactor = factorOf(rhs->operands[1]);
+  auto lhs = accessOf(program, lhsFactor.read, r.whyNot);
   if (!lhs) return r;
-  auto rhsRead = accessOf(program, rhs->operands[1], r.whyNot);
+  auto rhsRead = accessOf(program, rhsFactor.read, r.whyNot);
   if (!rhsRead) return r;
+  // Every read stays inside its tensor, or reads zero padding where its guard says.
+  for (auto [access, guard] : {std::pair{&*lhs, lhsFactor.guard}, std::pair{&*rhsRead, rhsFactor.guard}}) {
+    std::vector<te::AffineExpr> conjuncts;
+    if (guard && !conjunctsOf(guard, conjuncts)) {
+      r.whyNot = "the guard of " + access->tensor + " is not a conjunction of affine comparisons";
+      return r;
+    }
+    if (!padToGuard(*access, conjuncts, c.dims, r.whyNot)) return r;
+  }
   if (lhs->tensor == stage.output || rhsRead->tensor == stage.output) {
     r.whyNot = "it reads its own output";
     return r;

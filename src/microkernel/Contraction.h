@@ -1,8 +1,9 @@
 // The class of statements TTILE's micro-kernels implement (paper 002 §1.1):
 // `O(lhs vars) += A(...) * B(...)` in f32 over a rectangular domain, every
 // subscript affine in the loop variables, no variable twice in one access,
-// no guard. Convolutions (strided too), matmuls and batched contractions are
-// in it; the micro-kernel path reads this description, not the te::Stage.
+// no guard but zero padding. Convolutions (strided and padded too), matmuls
+// and batched contractions are in it; the micro-kernel path reads this
+// description, not the te::Stage.
 #pragma once
 
 #include <cstdint>
@@ -41,12 +42,19 @@ struct TensorAccess {
   std::vector<te::AffineExpr> subscripts;
   // How the elements lie in memory; empty: dense row-major over `shape`.
   std::vector<LayoutDim> layout;
+  // Zeros around the tensor, subscript by subscript (empty: none). A read
+  // guarded by exactly its tensor's bounds (`h + r - 1 >= 0 && ... ? X(n, h
+  // + r - 1, ...) : 0`) reads, unguarded, a copy of X with this border.
+  std::vector<int64_t> padBefore, padAfter;
 
   // Elements moved in memory by one step of `dim` (0: the access does not
   // depend on it); along a split subscript, the step inside a block.
   int64_t stride(const std::string& dim) const;
   // Element offset of the point where each dim has the value `index(dim)`.
   int64_t offset(const std::vector<std::pair<std::string, int64_t>>& point) const;
+  bool padded() const { return !padBefore.empty(); }
+  // Subscript k's extent in memory: the tensor's, and its zero border.
+  int64_t paddedExtent(size_t k) const;
   // The layout's extents (a split subscript's block count rounded up) and its element count.
   std::vector<int64_t> layoutShape() const;
   int64_t elements() const;

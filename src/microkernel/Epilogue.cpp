@@ -97,7 +97,9 @@ EpilogueRecognition recognizeEpilogue(const te::Program& program, const Contract
       r.whyNot = e.output + " also reads " + read->name + ", which the program computes";
       return r;
     }
-    TensorAccess a{read->name, program.tensor(read->name).shape, {}, {}};
+    TensorAccess a;
+    a.tensor = read->name;
+    a.shape = program.tensor(read->name).shape;
     for (const auto& index : read->operands) {
       auto affine = te::toAffine(index);
       if (!affine) {

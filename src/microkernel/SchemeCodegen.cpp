@@ -138,7 +138,9 @@ class SchemeEmitter {
       if (packing.before != index) continue;
       OperandView& view = state.views[packing.tensor == c_.lhs.tensor ? 0 : 1];
       Extents inner = b_.extentsFrom(index, bindings);
-      TensorAccess packed{view.access.tensor, {}, view.access.subscripts, {}};
+      TensorAccess packed;
+      packed.tensor = view.access.tensor;
+      packed.subscripts = view.access.subscripts;
       for (auto& subscript : packed.subscripts) {
         int64_t span = 1;
         for (const auto& [dim, coeff] : subscript.coeffs) span += coeff * (inner[dim] - 1);
@@ -373,8 +375,10 @@ class SchemeEmitter {
 void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
   std::vector<LayoutDim> dims = a.layoutDims();
   std::vector<int64_t> extents = a.layoutShape();
-  // Each subscript's value, and whether it is inside the tensor (blocks may overhang).
+  // Each subscript's value, and whether it is inside the tensor (blocks may
+  // overhang; a padded subscript has a zero border).
   std::string to = "0", from = "0", inside;
+  bool lastChecked = false;  // whether `inside` tests the innermost layout dimension's subscript
   int64_t stride = 1;
   for (size_t k = a.shape.size(); k-- > 0;) {
     std::string index;
@@ -386,16 +390,25 @@ void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
         index = q + " * " + std::to_string(dims[j].block) + (index.empty() ? "" : " + " + index);
       if (dims[j].part == LayoutDim::Part::Inner) index = (index.empty() ? "" : index + " + ") + q;
     }
-    if (a.blockOf(k) != 0 && a.shape[k] % a.blockOf(k) != 0)
-      inside += (inside.empty() ? "" : " && ") + index + " < " + std::to_string(a.shape[k]);
-    from += " + " + std::to_string(stride) + "L * (" + index + ")";
+    int64_t before = a.padded() ? a.padBefore[k] : 0;
+    std::vector<std::string> tests;
+    if (before > 0) tests.push_back("(" + index + ") >= " + std::to_string(before));
+    int64_t laidOut = a.blockOf(k) != 0 ? (a.paddedExtent(k) + a.blockOf(k) - 1) / a.blockOf(k) * a.blockOf(k)
+                                        : a.paddedExtent(k);
+    if (laidOut > before + a.shape[k])
+      tests.push_back("(" + index + ") < " + std::to_string(before + a.shape[k]));
+    for (const auto& t : tests) inside += (inside.empty() ? "" : " && ") + t;
+    lastChecked = lastChecked || (!tests.empty() && k == dims.back().subscript);
+    from += " + " + std::to_string(stride) + "L * (" + index +
+            (before ? " - " + std::to_string(before) : "") + ")";
     stride *= a.shape[k];
   }
   for (size_t j = 0; j < dims.size(); ++j)
     to = "(" + to + ") * " + std::to_string(extents[j]) + " + q" + std::to_string(j);
   // With the innermost dimension a run of the source's last subscript, whole
-  // rows are copied (the kernel's C is compiled without GCC's vectorizer).
-  bool rows = inside.empty() && dims.back().subscript + 1 == a.shape.size() &&
+  // rows are copied, or zeroed in the border (the kernel's C is compiled
+  // without GCC's vectorizer).
+  bool rows = !lastChecked && dims.back().subscript + 1 == a.shape.size() &&
               dims.back().part != LayoutDim::Part::Outer;
   size_t loops = rows ? dims.size() - 1 : dims.size();
   os << "  #pragma omp parallel for schedule(static)\n";
@@ -404,11 +417,16 @@ void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
        << "; ++q" << j << ")\n";
   std::string pad(2 * (loops + 1), ' ');
   if (rows) {
-    os << pad << "{\n"
-       << pad << "  const long q" << loops << " = 0;\n"
-       << pad << "  memcpy(to + " << to << ", from + " << from << ", " << extents.back()
-       << " * sizeof(float));\n"
-       << pad << "}\n";
+    std::string bytes = std::to_string(extents.back()) + " * sizeof(float)";
+    os << pad << "{\n" << pad << "  const long q" << loops << " = 0;\n";
+    if (inside.empty())
+      os << pad << "  memcpy(to + " << to << ", from + " << from << ", " << bytes << ");\n";
+    else
+      os << pad << "  if (" << inside << ")\n"
+         << pad << "    memcpy(to + " << to << ", from + " << from << ", " << bytes << ");\n"
+         << pad << "  else\n"
+         << pad << "    memset(to + " << to << ", 0, " << bytes << ");\n";
+    os << pad << "}\n";
     return;
   }
   std::string element = "from[" + from + "]";
@@ -460,7 +478,14 @@ std::string layoutText(const TensorAccess& access) {
       text += (dims[j].part == LayoutDim::Part::Outer ? "/" : "%") + std::to_string(dims[j].block);
     text += ":" + std::to_string(extents[j]);
   }
-  return text + "]";
+  text += "]";
+  if (access.padded()) {
+    text += " with a zero border of";
+    for (size_t k = 0; k < access.shape.size(); ++k)
+      text +=
+          (k ? ", " : " ") + std::to_string(access.padBefore[k]) + "+" + std::to_string(access.padAfter[k]);
+  }
+  return text;
 }
 
 }  // namespace tessel::microkernel

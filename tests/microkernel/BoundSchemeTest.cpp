@@ -3,6 +3,7 @@
 
 #include "../front/FrontTestUtil.h"
 #include "microkernel/BoundScheme.h"
+#include "microkernel/SchemeCodegen.h"
 
 namespace tessel::microkernel {
 namespace {
@@ -64,6 +65,100 @@ TEST(Contraction, WhatIsNotOne) {
   EXPECT_EQ(
       whyNot("# sizes: N=4\ndef f(float(N,N) A, int32(N) X) -> (B) {\n B(i) +=! A(i,X(j)) * A(j,i)\n}\n"),
       "a subscript of A is not affine");
+}
+
+constexpr const char* kConvSame =
+    "# sizes: N=1 H=7 W=13 C=16 K=32 R=3\n"
+    "def conv(float(N, H, W, C) I, float(R, R, C, K) Wt) -> (O) {\n"
+    "  O(n, h, w, k) +=! (h + r - 1 >= 0 && h + r - 1 < H && w + s - 1 >= 0 && w + s - 1 < W\n"
+    "      ? I(n, h + r - 1, w + s - 1, c) : 0) * Wt(r, s, c, k)\n"
+    "    where h in 0:H, w in 0:W\n}\n";
+
+TEST(Contraction, AGuardThatIsExactlyTheBoundsIsZeroPadding) {
+  Contraction c = contractionOf(front::testing::lowerText(kConvSame));
+  EXPECT_TRUE(c.lhs.padded());
+  EXPECT_FALSE(c.rhs.padded());
+  EXPECT_EQ(c.lhs.padBefore, (std::vector<int64_t>{0, 1, 1, 0}));
+  EXPECT_EQ(c.lhs.padAfter, (std::vector<int64_t>{0, 1, 1, 0}));
+  EXPECT_EQ(c.lhs.layoutShape(), (std::vector<int64_t>{1, 9, 15, 16}));
+  EXPECT_EQ(c.lhs.stride("w"), 16);
+  EXPECT_EQ(c.lhs.stride("h"), 15 * 16);
+  // (h, r, w, s) = (0, 0, 0, 0) reads I(0, -1, -1, 0): the border's first element.
+  EXPECT_EQ(c.lhs.offset({}), 0);
+  EXPECT_EQ(c.lhs.offset({{"h", 1}, {"r", 1}, {"w", 2}}), (2 * 15 + 2) * 16);
+
+  // The guard written the other way round, on the right operand, and with
+  // a bound the domain never reaches, is the same padding.
+  Contraction swapped = contractionOf(front::testing::lowerText(
+      "# sizes: H=5 K=3\n"
+      "def f(float(K) Wt, float(H) I) -> (O) {\n"
+      "  O(h) +=! Wt(r) * (0 <= h + r - 1 && H > h + r - 1 && h + r - 1 > -5 ? I(h + r - 1) : 0)\n"
+      "    where h in 0:H\n}\n"));
+  EXPECT_EQ(swapped.rhs.padBefore, std::vector<int64_t>{1});
+  EXPECT_EQ(swapped.rhs.padAfter, std::vector<int64_t>{1});
+  // Scaled bounds (2h + 2r - 2 >= 0) too.
+  Contraction scaled = contractionOf(front::testing::lowerText(
+      "# sizes: H=5 K=3\n"
+      "def f(float(H) I, float(K) Wt) -> (O) {\n"
+      "  O(h) +=! (2 * h + 2 * r - 2 >= 0 && h + r < H + 1 ? I(h + r - 1) : 0) * Wt(r)\n"
+      "    where h in 0:H\n}\n"));
+  EXPECT_EQ(scaled.lhs.padBefore, std::vector<int64_t>{1});
+}
+
+TEST(Contraction, GuardsThatAreNotZeroPaddingAreRefused) {
+  auto guarded = [](const std::string& guard, const std::string& otherwise = "0") {
+    return whyNot("# sizes: H=5 K=3\ndef f(float(H) I, float(K) Wt) -> (O) {\n  O(h) +=! (" + guard +
+                  " ? I(h + r - 1) : " + otherwise + ") * Wt(r)\n    where h in 0:H\n}\n");
+  };
+  EXPECT_EQ(
+      guarded("h + r - 1 >= 1 && h + r - 1 < H"),
+      "the guard of I is not exactly the bounds of its subscript #0 (only zero padding is in the class)");
+  EXPECT_EQ(
+      guarded("h + r - 1 >= 0 && h + r - 1 < H - 1"),
+      "the guard of I is not exactly the bounds of its subscript #0 (only zero padding is in the class)");
+  EXPECT_EQ(guarded("h + r - 1 >= 0 && h < H"),
+            "the guard of I bounds something other than one of its subscripts");
+  EXPECT_EQ(guarded("h + r - 1 >= 0 || h + r - 1 < H"),
+            "the guard of I is not a conjunction of affine comparisons");
+  EXPECT_EQ(guarded("h + r - 1 >= 0 && h + r - 1 < H", "1"),
+            "its right-hand side is not a product of two f32 tensor reads");
+  // Half a guard: the read still leaves I on the other side.
+  EXPECT_EQ(
+      guarded("h + r - 1 >= 0"),
+      "the guard of I is not exactly the bounds of its subscript #0 (only zero padding is in the class)");
+}
+
+TEST(BoundScheme, APaddedOperandIsReadFromItsZeroBorderedCopy) {
+  Contraction c = contractionOf(front::testing::lowerText(kConvSame));
+  const std::string loops = "R_n, R_h, R_w, R_r, R_s, R_c, U_{2,k}, V_k";
+  BoundScheme b = bindScheme(c, parseScheme(loops, "x"), vectorIsaNamed("avx512"));
+  EXPECT_EQ(b.layouts, std::vector<std::string>{"I"});  // laid out without an L_I
+  EXPECT_EQ(layoutText(b.contraction->lhs),
+            "I[#0:1][#1:9][#2:15][#3:16] with a zero border of 0+0, 1+1, 1+1, 0+0");
+  // An L_I reorders the padded copy.
+  BoundScheme nchw =
+      bindScheme(c, parseScheme("L_I(#0, c, #1, #2), " + loops, "x"), vectorIsaNamed("avx512"));
+  EXPECT_EQ(nchw.layouts, std::vector<std::string>{"I"});
+  EXPECT_EQ(nchw.contraction->lhs.stride("c"), 9 * 15);
+  EXPECT_EQ(nchw.contraction->lhs.stride("w"), 1);
+  EXPECT_NE(
+      bindError(c, "R_n, R_h, R_w, P_I, R_r, R_s, R_c, U_{2,k}, V_k")
+          .find("1:16: error: bad scheme: P_I: I is read through its zero-padded copy (its guard), which is "
+                "not packed"),
+      std::string::npos)
+      << bindError(c, "R_n, R_h, R_w, P_I, R_r, R_s, R_c, U_{2,k}, V_k");
+  // A lone loop variable that runs past its tensor is padded too, and then not split.
+  Contraction lone =
+      contractionOf(front::testing::lowerText("# sizes: H=5 K=3\n"
+                                              "def f(float(H) I, float(K, 2) Wt) -> (O) {\n"
+                                              "  O(k, h) +=! (h < H ? I(h) : 0) * Wt(k, j)\n"
+                                              "    where h in 0:H + 3\n}\n"));
+  EXPECT_EQ(lone.lhs.padAfter, std::vector<int64_t>{3});
+  EXPECT_NE(bindError(lone, "L_I(h/4, h%4), R_k, R_h")
+                .find("L_I: subscript #0 of I reads zero padding (its guard); a "
+                      "padded subscript cannot be split into blocks"),
+            std::string::npos)
+      << bindError(lone, "L_I(h/4, h%4), R_k, R_h");
 }
 
 TEST(BoundScheme, ExtentsTripsAndRegisterTile) {

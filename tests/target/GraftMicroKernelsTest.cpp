@@ -170,6 +170,61 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
   EXPECT_TRUE(timed.preparedInputs.empty());
 }
 
+TEST(GraftMicroKernels, PaddedConvolutionsReadAZeroBorderedCopy) {
+  const std::string same =
+      "def conv(float(N, H, W, C) I, float(R, R, C, K) Wt) -> (O) {\n"
+      "  O(n, h, w, k) +=! (h + r - (R - 1) / 2 >= 0 && h + r - (R - 1) / 2 < H &&\n"
+      "      w + s - (R - 1) / 2 >= 0 && w + s - (R - 1) / 2 < W\n"
+      "      ? I(n, h + r - (R - 1) / 2, w + s - (R - 1) / 2, c) : 0) * Wt(r, s, c, k)\n"
+      "    where h in 0:H, w in 0:W\n}\n";
+  for (const auto& [sizes, scheme] : std::vector<std::pair<std::string, std::string>>{
+           // One pixel: every tap but the centre reads the border.
+           {"N=1 H=1 W=1 C=3 K=16 R=3", "R_n, R_h, R_w, R_r, R_s, R_c, V_k"},
+           {"N=2 H=7 W=13 C=5 K=32 R=3",
+            "R_n, R_h, lambda_w a.[(1,6),(1,7)], R_r, R_s, R_c, U_{a,w}, U_{2,k}, V_k"},
+           // Padding 2, the weights blocked, the copy of I read as NCHW.
+           {"N=1 H=13 W=7 C=16 K=48 R=5",
+            "L_Wt(k/16, r, s, c, k%16), L_I(#0, c, #1, #2), R_n, R_k, R_h, T_{16,c}, T_{5,r}, T_{5,s}, "
+            "U_{7,w}, V_k"},
+           // Scalar tiles.
+           {"N=1 H=7 W=5 C=2 K=3 R=3", "R_n, R_k, R_h, R_r, R_s, R_c, U_{5,w}"},
+       }) {
+    testing::CheckedProgram r = compileAndCheck(sized(sizes, same), withScheme(scheme));
+    EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
+    EXPECT_TRUE(r.has("with a zero border of 0+0, ")) << r.program.explanation;
+  }
+  // With only the weights declared constant, the padded copy of I is made on every call, inside the kernel.
+  driver::CompileOptions o =
+      withScheme("L_Wt(k/16, r, s, c, k%16), R_n, R_k, R_h, R_r, R_s, R_c, U_{7,w}, V_k");
+  o.constantInputs.names = {"Wt"};
+  testing::CheckedProgram r = compileAndCheck(sized("N=1 H=7 W=7 C=3 K=32 R=3", same), o);
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  ASSERT_EQ(r.program.kernel.preparedInputs.size(), 1u);
+  EXPECT_EQ(r.program.kernel.preparedInputs[0].input, "Wt");
+  EXPECT_TRUE(r.has("transformed right before the micro-kernel, on every call")) << r.program.explanation;
+  // Undeclared, both are prepared apart.
+  o.constantInputs.names.clear();
+  EXPECT_EQ(compileAndCheck(sized("N=1 H=7 W=7 C=3 K=32 R=3", same), o).program.kernel.preparedInputs.size(),
+            2u);
+
+  // basteln's add + 3x3 conv + ReLU in NCHW: the padded operand is a temporary the kernel computes.
+  const std::string addConvRelu =
+      "def f(float(N, C, H, W) X, float(N, C, H, W) Y, float(K, C, 3, 3) Wt) -> (O) {\n"
+      "  A(n, c, h, w) = X(n, c, h, w) + Y(n, c, h, w)\n"
+      "  Cv(n, k, h, w) +=! (h + kh - 1 >= 0 && h + kh - 1 < H && w + kw - 1 >= 0 && w + kw - 1 < W\n"
+      "      ? A(n, c, h + kh - 1, w + kw - 1) : 0) * Wt(k, c, kh, kw) where n in 0:N, h in 0:H, w in 0:W\n"
+      "  O(n, k, h, w) = fmax(Cv(n, k, h, w), 0)\n}\n";
+  std::string scheme = testing::hostHas("avx512") ? "Cv: R_n, R_k, R_h, R_c, R_kh, R_kw, U_{3,k}, V_{13,w}"
+                                                  : "Cv: R_n, R_k, R_h, R_c, R_kh, R_kw, U_{3,k}, U_{13,w}";
+  r = compileAndCheck(sized("N=2 C=5 H=7 W=13 K=6", addConvRelu), withScheme(scheme));
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_TRUE(r.has("epilogue O applied")) << r.program.explanation;
+  EXPECT_TRUE(
+      r.has("reads A as A[#0:2][#1:5][#2:9][#3:15] with a zero border of 0+0, 0+0, 1+1, 1+1, transformed "
+            "right before the micro-kernel"))
+      << r.program.explanation;
+}
+
 TEST(GraftMicroKernels, PartialVectorsCoverWhatWholeOnesCannot) {
   if (!testing::hostHas("avx512")) GTEST_SKIP() << "no AVX-512 here";
   // N = 44 = 2 x 16 + 12: the last tile's vectors have 12 lanes, masked.
@@ -328,14 +383,16 @@ TEST(GraftMicroKernels, ProgramsWithoutAContractionAreRefusedWithTheReasons) {
              "(line 4): its right-hand side is not a product of two tensor reads"),
       std::string::npos)
       << e;
-  // A padded convolution's guarded read is not a plain tensor read.
+  // A guard that is more than zero padding (it also drops A(0)).
   e = errorOf(
       sized("N=8 R=3",
             "def f(float(N) A, float(R) W) -> (C) {\n"
-            "  C(i) +=! (i + r - 1 >= 0 && i + r - 1 < N ? A(i + r - 1) : 0) * W(r) where i in 0:N\n}\n"),
+            "  C(i) +=! (i + r - 1 >= 1 && i + r - 1 < N ? A(i + r - 1) : 0) * W(r) where i in 0:N\n}\n"),
       "R_i, R_r");
-  EXPECT_NE(e.find("C (line 3): its right-hand side is not a product of two f32 tensor reads"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find("C (line 3): the guard of A is not exactly the bounds of its subscript #0 (only zero padding "
+             "is in the class)"),
+      std::string::npos)
       << e;
 }
 

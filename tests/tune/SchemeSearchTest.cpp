@@ -51,13 +51,20 @@ TEST(SchemeSearch, SchemesAcrossTheRankingMatchTheInterpreter) {
   if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
   target::Hardware host = target::detectHost();
   MicroKernelTable table = modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host)));
-  // Yolo9000-12 (34 rows: compositions), ResNet18-4 (stride 2), Yolo9000-13 (1x1), a depthwise layer.
+  // Yolo9000-12 (34 rows: compositions), ResNet18-4 (stride 2), Yolo9000-13 (1x1), a depthwise layer, a
+  // padded one.
   const std::string depthwise =
       "# sizes: N=1 HI=30 WI=30 CH=32\n"
       "def dw(float(N, HI, WI, CH) I, float(3, 3, CH) Wt) -> (O) {\n"
       "  O(n, h, w, c) +=! I(n, h + r, w + s, c) * Wt(r, s, c) where h in 0:HI - 2, w in 0:WI - 2\n}\n";
+  // ResNet-18's 3x3 layers as the network runs them: zero padding 1 (a guarded read), 13 rows.
+  const std::string padded =
+      "# sizes: N=1 H=13 W=13 C=8 K=32\n"
+      "def conv(float(N, H, W, C) I, float(3, 3, C, K) Wt) -> (O) {\n"
+      "  O(n, h, w, k) +=! (h + r - 1 >= 0 && h + r - 1 < H && w + s - 1 >= 0 && w + s - 1 < W\n"
+      "      ? I(n, h + r - 1, w + s - 1, c) : 0) * Wt(r, s, c, k) where h in 0:H, w in 0:W\n}\n";
   for (const std::string& tc :
-       {layer(32, 8, 34, 3, 1), layer(32, 8, 14, 3, 2), layer(48, 16, 17, 1, 1), depthwise}) {
+       {layer(32, 8, 34, 3, 1), layer(32, 8, 14, 3, 2), layer(48, 16, 17, 1, 1), depthwise, padded}) {
     te::Program p = front::testing::lowerText(tc);
     microkernel::Recognition r = microkernel::recognizeContraction(p, 0);
     ASSERT_TRUE(r.contraction) << r.whyNot;

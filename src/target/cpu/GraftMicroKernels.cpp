@@ -150,11 +150,12 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
     laid.function = kernel.function + "_layout" + std::to_string(n);
     laid.source = microkernel::generateLayoutTransformC(access, laid.function);
     laid.layout = microkernel::layoutText(access);
-    laid.input = scop.program->tensor(tensor).role == te::TensorRole::Input;
+    laid.input = scop.program->tensor(tensor).role == te::TensorRole::Input &&
+                 (!options.declaredConstant || options.declaredConstant(tensor));
     std::replace(kernel.arguments.begin() + 1, kernel.arguments.begin() + 3, tensor, laid.buffer);
     epilogueNote += "; reads " + tensor + " as " + laid.layout +
                     (laid.input ? ", transformed apart from the kernel (its prepare entry)"
-                                : ", transformed right before the micro-kernel");
+                                : ", transformed right before the micro-kernel, on every call");
     kernel.layouts.push_back(std::move(laid));
   }
   microkernel::SchemeCodeOptions code;

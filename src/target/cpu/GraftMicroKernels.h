@@ -9,6 +9,7 @@
 
 #include <isl/cpp.h>
 
+#include <functional>
 #include <string>
 
 #include "poly/Scop.h"
@@ -23,6 +24,11 @@ struct GraftOptions {
   std::string origin = "--scheme";  // where the text came from, for messages
   std::string vectorIsa;            // "avx512", "avx2" or "" (scalar)
   bool parallel = true;
+  // Whether the user declared an input constant (--constant-inputs); null:
+  // none declared. A laid-out input gets the prepare entry (laid out once,
+  // apart) unless others were declared constant and it was not: then the
+  // kernel lays it out on every call, like a temporary.
+  std::function<bool(const std::string&)> declaredConstant;
 };
 
 isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& schedule,
