@@ -109,6 +109,9 @@ std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std
   } else if (roll < 0.5) {
     specs.insert(specs.begin(), randomLayout(chance(0.5) ? c.lhs : c.rhs, rng));
   }
+  // The output written in another layout and copied back; bindScheme rejects
+  // one that moves the vector dimension from last.
+  if (chance(0.2)) specs.insert(specs.begin(), randomLayout(c.output, rng));
   specs.insert(specs.end(), tile.begin(), tile.end());
   if (!vectorDim.empty())
     specs.push_back(vectorLanes == isa.lanes ? "V_" + vectorDim

@@ -268,10 +268,16 @@ class AstTranslator {
       std::string name = m.id().name();
       if (auto site = plan_.siteOfMark(name)) return promotion(m, *site, marks);
       if (const target::GraftedMicroKernel* k = microKernels_.ofMark(name)) {
-        std::vector<Stmt> calls;
+        std::vector<Stmt> calls, after;
         for (const auto& laid : k->layouts) {
           helpers.push_back(laid.source);
           BufferDecl buffer{laid.buffer, te::DType::F32, laid.shape};
+          if (laid.output) {
+            layoutTemporaries.push_back(buffer);
+            if (laid.copiedIn) calls.push_back(call(laid.function, {laid.buffer, laid.tensor}));
+            after.push_back(call(laid.backFunction, {laid.tensor, laid.buffer}));
+            continue;
+          }
           if (laid.input) {
             preparedInputs.push_back({laid.tensor, buffer, laid.function, laid.layout});
             continue;
@@ -282,6 +288,7 @@ class AstTranslator {
         }
         helpers.push_back(k->source);
         calls.push_back(call(k->function, k->arguments));
+        calls.insert(calls.end(), after.begin(), after.end());
         return calls.size() == 1 ? calls.front() : block(std::move(calls));
       }
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;

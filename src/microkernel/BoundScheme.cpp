@@ -127,6 +127,10 @@ RegisterTileShape BoundScheme::registerTile(const Bindings& bindings) const {
   return tile;
 }
 
+bool BoundScheme::outputLaidOut() const {
+  return std::find(layouts.begin(), layouts.end(), contraction->output.tensor) != layouts.end();
+}
+
 size_t BoundScheme::accumulationStart(size_t first) const {
   size_t start = registerTileStart;
   while (start > first) {
@@ -249,7 +253,8 @@ class SchemeChecker {
     const Specifier& v = specs_.back();
     if (c_.output.stride(v.dim) != 1)
       fail(v, "V_" + v.dim + " needs the output " + c_.output.tensor + " contiguous along " + v.dim +
-                  " (its stride there is " + std::to_string(c_.output.stride(v.dim)) + ")");
+                  " (its stride there is " + std::to_string(c_.output.stride(v.dim)) + "; an L_" +
+                  c_.output.tensor + " with " + v.dim + " last writes it so)");
     for (const TensorAccess* a : {&c_.lhs, &c_.rhs}) {
       int64_t stride = a->stride(v.dim);
       if (stride != 0 && stride != 1)
@@ -297,12 +302,13 @@ namespace {
 // Packed copies larger than this are not per-thread scratch any more.
 constexpr double kMaxPackedBytes = 64.0 * 1024 * 1024;
 
-// A P or L specifier names one operand of the contraction, not its output,
-// and an operand that is not also the other one. `does`/`done`: "packs" /
-// "packed", "lays out" / "laid out".
+// A P or L specifier names one operand of the contraction (L also its
+// output), and an operand that is not also the other one. `does`/`done`:
+// "packs" / "packed", "lays out" / "laid out".
 void checkNamesOneOperand(const Scheme& scheme, const Specifier& spec, const Contraction& c,
-                          const std::string& does, const std::string& done) {
+                          const std::string& does, const std::string& done, bool outputToo = false) {
   std::string name = toString(spec).substr(0, 2) + spec.dim;  // P_X, L_X
+  if (spec.dim == c.output.tensor && outputToo) return;
   if (spec.dim == c.output.tensor)
     schemeError(scheme, spec,
                 name + " " + does + " the output; only the operands (" + c.lhs.tensor + ", " + c.rhs.tensor +
@@ -347,10 +353,12 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
   const Scheme& scheme = b.original;
   for (const Specifier& l : layouts) {
     const Contraction& c = *b.contraction;
-    checkNamesOneOperand(scheme, l, c, "lays out", "laid out");
+    checkNamesOneOperand(scheme, l, c, "lays out", "laid out", true);
     if (std::find(b.layouts.begin(), b.layouts.end(), l.dim) != b.layouts.end())
       schemeError(scheme, l, l.dim + " is laid out twice");
-    TensorAccess& a = l.dim == c.lhs.tensor ? laidOut->lhs : laidOut->rhs;
+    TensorAccess& a = l.dim == c.output.tensor ? laidOut->output
+                      : l.dim == c.lhs.tensor  ? laidOut->lhs
+                                               : laidOut->rhs;
     auto itemError = [&](const LayoutItem& item, const std::string& reason) {
       Specifier at = l;
       at.offset = item.offset;
@@ -424,7 +432,8 @@ void checkLayoutBlocks(const BoundScheme& b, const std::vector<Specifier>& layou
     if (std::any_of(b.packings.begin(), b.packings.end(),
                     [&](const Packing& p) { return p.tensor == l.dim; }))
       schemeError(b.original, l, l.dim + " is both packed (P_" + l.dim + ") and laid out (L_" + l.dim + ")");
-    const TensorAccess& a = l.dim == b.contraction->lhs.tensor ? b.contraction->lhs : b.contraction->rhs;
+    const Contraction& c = *b.contraction;
+    const TensorAccess& a = l.dim == c.output.tensor ? c.output : l.dim == c.lhs.tensor ? c.lhs : c.rhs;
     for (size_t k = 0; k < a.subscripts.size(); ++k) {
       int64_t block = a.blockOf(k);
       if (block == 0) continue;

@@ -62,7 +62,9 @@ struct BoundScheme {
   Scheme original;  // as given, P and L specifiers included
   Scheme scheme;    // the loop specifiers (no P, no L)
   std::vector<Packing> packings;
-  std::vector<std::string> layouts;  // operands the L specifiers lay out
+  // Tensors laid out by the L specifiers (the output among them when an L
+  // names it), then the operands read through a zero-padded copy.
+  std::vector<std::string> layouts;
   VectorIsa isa;
   size_t registerTileStart = 0;  // index of the first U or V (specs.size() if none)
 
@@ -75,6 +77,8 @@ struct BoundScheme {
   // Every binding the parameters take at the register tile (one empty
   // binding when the scheme has no lambda).
   std::vector<Bindings> allBindings() const;
+  // Whether the kernel writes the output in a layout of its own (L_O).
+  bool outputLaidOut() const;
   // Index of the first of the reduction loops right above the register tile
   // (which run inside the micro-kernel, on its accumulators), not above `first`.
   size_t accumulationStart(size_t first = 0) const;

@@ -48,6 +48,8 @@ DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& le
       }
       volume += o.weight * footprintElements(*o.access, extents[fit]) * elementBytes * fetches;
     }
+    // An output written laid out is copied back whole on every call: read and written once more.
+    if (b.outputLaidOut()) volume += 2 * static_cast<double>(c.output.elements()) * elementBytes;
     m.bytesPerLevel.push_back(volume);
     m.cost += volume * level.costPerByte;
   }

@@ -4,7 +4,8 @@
 // level whose footprints fit in it; the data the cache then receives is the
 // footprint there, fetched again on every iteration of the loops above it
 // from the innermost one that moves the tensor outwards (loops in between
-// reuse it). The output counts twice (read and written back).
+// reuse it). The output counts twice (read and written back), and twice more
+// when the kernel writes it laid out (the copy back).
 #pragma once
 
 #include <string>

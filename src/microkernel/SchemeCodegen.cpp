@@ -371,14 +371,16 @@ class SchemeEmitter {
   size_t packCount_ = 0;
 };
 
-// The loops of a layout transform: one per layout dimension, outermost first.
-void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
+// The loops of a layout transform: one per layout dimension, outermost
+// first. `back`: from the layout to the tensor's own (an output's), the
+// overhang and the border left out.
+void emitTransformLoops(std::ostringstream& os, const TensorAccess& a, bool back) {
   std::vector<LayoutDim> dims = a.layoutDims();
   std::vector<int64_t> extents = a.layoutShape();
   // Each subscript's value, and whether it is inside the tensor (blocks may
   // overhang; a padded subscript has a zero border).
-  std::string to = "0", from = "0", inside;
-  bool lastChecked = false;  // whether `inside` tests the innermost layout dimension's subscript
+  // `inside` tests the subscripts but the innermost layout dimension's, `insideLast` that one.
+  std::string to = "0", from = "0", inside, insideLast;
   int64_t stride = 1;
   for (size_t k = a.shape.size(); k-- > 0;) {
     std::string index;
@@ -397,8 +399,9 @@ void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
                                         : a.paddedExtent(k);
     if (laidOut > before + a.shape[k])
       tests.push_back("(" + index + ") < " + std::to_string(before + a.shape[k]));
-    for (const auto& t : tests) inside += (inside.empty() ? "" : " && ") + t;
-    lastChecked = lastChecked || (!tests.empty() && k == dims.back().subscript);
+    bool last = k == dims.back().subscript;
+    for (const auto& t : tests)
+      (last ? insideLast : inside) += ((last ? insideLast : inside).empty() ? "" : " && ") + t;
     from += " + " + std::to_string(stride) + "L * (" + index +
             (before ? " - " + std::to_string(before) : "") + ")";
     stride *= a.shape[k];
@@ -408,10 +411,42 @@ void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
   // With the innermost dimension a run of the source's last subscript, whole
   // rows are copied, or zeroed in the border (the kernel's C is compiled
   // without GCC's vectorizer).
-  bool rows = !lastChecked && dims.back().subscript + 1 == a.shape.size() &&
-              dims.back().part != LayoutDim::Part::Outer;
+  size_t lastSubscript = dims.back().subscript;
+  bool runOfLast = lastSubscript + 1 == a.shape.size() && dims.back().part != LayoutDim::Part::Outer;
+  // A padded last subscript, whole: the row's border zeroed, its inside copied.
+  int64_t before = a.padded() ? a.padBefore[lastSubscript] : 0;
+  bool paddedRows = !insideLast.empty() && !back && runOfLast && dims.back().part == LayoutDim::Part::Whole;
+  bool rows = insideLast.empty() && runOfLast;
+  if (paddedRows) {
+    size_t loops = dims.size() - 1;
+    if (loops > 0) os << "  #pragma omp parallel for schedule(static)\n";
+    for (size_t j = 0; j < loops; ++j)
+      os << std::string(2 * (j + 1), ' ') << "for (long q" << j << " = 0; q" << j << " < " << extents[j]
+         << "; ++q" << j << ")\n";
+    std::string pad(2 * (loops + 1), ' ');
+    int64_t after = extents.back() - before - a.shape[lastSubscript];
+    os << pad << "{\n"
+       << pad << "  const long q" << loops << " = " << before << ";\n"
+       << pad << "  float* row = to + " << to << " - " << before << ";\n";
+    std::string in = pad + "    ";
+    std::string whole = in + "memset(row, 0, " + std::to_string(extents.back()) + " * sizeof(float));\n";
+    std::string parts =
+        (before ? in + "memset(row, 0, " + std::to_string(before) + " * sizeof(float));\n" : "") + in +
+        "memcpy(row + " + std::to_string(before) + ", from + " + from + ", " +
+        std::to_string(a.shape[lastSubscript]) + " * sizeof(float));\n" +
+        (after ? in + "memset(row + " + std::to_string(before + a.shape[lastSubscript]) + ", 0, " +
+                     std::to_string(after) + " * sizeof(float));\n"
+               : "");
+    if (inside.empty())
+      os << parts;
+    else
+      os << pad << "  if (" << inside << ") {\n" << parts << pad << "  } else {\n" << whole << pad << "  }\n";
+    os << pad << "}\n";
+    return;
+  }
+  if (!insideLast.empty()) inside += (inside.empty() ? "" : " && ") + insideLast;
   size_t loops = rows ? dims.size() - 1 : dims.size();
-  os << "  #pragma omp parallel for schedule(static)\n";
+  if (loops > 0) os << "  #pragma omp parallel for schedule(static)\n";
   for (size_t j = 0; j < loops; ++j)
     os << std::string(2 * (j + 1), ' ') << "for (long q" << j << " = 0; q" << j << " < " << extents[j]
        << "; ++q" << j << ")\n";
@@ -419,7 +454,10 @@ void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
   if (rows) {
     std::string bytes = std::to_string(extents.back()) + " * sizeof(float)";
     os << pad << "{\n" << pad << "  const long q" << loops << " = 0;\n";
-    if (inside.empty())
+    if (back)
+      os << pad << "  " << (inside.empty() ? "" : "if (" + inside + ") ") << "memcpy(to + " << from
+         << ", from + " << to << ", " << bytes << ");\n";
+    else if (inside.empty())
       os << pad << "  memcpy(to + " << to << ", from + " << from << ", " << bytes << ");\n";
     else
       os << pad << "  if (" << inside << ")\n"
@@ -427,6 +465,11 @@ void emitTransformLoops(std::ostringstream& os, const TensorAccess& a) {
          << pad << "  else\n"
          << pad << "    memset(to + " << to << ", 0, " << bytes << ");\n";
     os << pad << "}\n";
+    return;
+  }
+  if (back) {
+    os << pad << (inside.empty() ? "" : "if (" + inside + ") ") << "to[" << from << "] = from[" << to
+       << "];\n";
     return;
   }
   std::string element = "from[" + from + "]";
@@ -462,7 +505,16 @@ std::string generateLayoutTransformC(const TensorAccess& access, const std::stri
   std::ostringstream os;
   os << "static int " << functionName << "(float* restrict to, const float* restrict from) {\n";
   os << "  /* " << access.tensor << " into the micro-kernel's layout: " << layoutText(access) << " */\n";
-  emitTransformLoops(os, access);
+  emitTransformLoops(os, access, false);
+  os << "  return 0;\n}\n";
+  return os.str();
+}
+
+std::string generateLayoutTransformBackC(const TensorAccess& access, const std::string& functionName) {
+  std::ostringstream os;
+  os << "static int " << functionName << "(float* restrict to, const float* restrict from) {\n";
+  os << "  /* " << access.tensor << " back from the micro-kernel's layout: " << layoutText(access) << " */\n";
+  emitTransformLoops(os, access, true);
   os << "  return 0;\n}\n";
   return os.str();
 }

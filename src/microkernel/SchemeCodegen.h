@@ -49,8 +49,12 @@ ParallelLoops parallelLoopsOf(const BoundScheme& scheme);
 
 // `static int NAME(float* restrict to, const float* restrict from)`: copies
 // the dense row-major tensor `from` into `to` in `access`'s layout (an L
-// specifier's), zeros where a block overhangs the tensor; returns 0.
+// specifier's), zeros where a block overhangs the tensor or in its zero
+// border; returns 0.
 std::string generateLayoutTransformC(const TensorAccess& access, const std::string& functionName);
+// The inverse, for an output the kernel writes laid out (L_O): copies `from`,
+// in `access`'s layout, into the dense row-major `to`, overhang left out.
+std::string generateLayoutTransformBackC(const TensorAccess& access, const std::string& functionName);
 // "W[#3/64:4][#0:3][#1:3][#2:256][#3%64:64]": each layout dimension, its subscript and extent.
 std::string layoutText(const TensorAccess& access);
 

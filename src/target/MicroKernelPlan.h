@@ -12,17 +12,21 @@ namespace tessel::target {
 
 inline constexpr const char* kMicroKernelMarkPrefix = "microkernel_";
 
-// An operand the scheme reads in another layout (an L specifier): `function`
-// (C source `source`, `int f(float* to, const float* from)`) copies tensor
-// into `buffer`, whose extents are `shape`.
+// A tensor the scheme reads or writes in another layout (an L specifier, a
+// zero-padded read): `function` (C source in `source`, `int f(float* to,
+// const float* from)`) copies tensor into `buffer`, whose extents are
+// `shape`; for the output, `backFunction` copies `buffer` back into tensor.
 struct LaidOutOperand {
   std::string tensor;
   std::string buffer;
   std::vector<int64_t> shape;
   std::string function;
   std::string source;
-  std::string layout;  // readable (microkernel::layoutText)
-  bool input = false;  // a kernel input: transformed once per new value, apart from the kernel proper
+  std::string layout;     // readable (microkernel::layoutText)
+  bool input = false;     // a kernel input: transformed once per new value, apart from the kernel proper
+  bool output = false;    // the contraction's output (or its epilogue's), written laid out
+  bool copiedIn = false;  // output: its accumulators start from its values, copied in first
+  std::string backFunction;
 };
 
 struct GraftedMicroKernel {

@@ -88,10 +88,10 @@ class Enumerator {
       if (std::find(vectorDims.begin(), vectorDims.end(), d.name) != vectorDims.end()) continue;
       // A whole number of vectors, or (AVX-512) partial vectors at the end.
       if (d.extent % isa_.lanes != 0 && isa_.name != "avx512") continue;
-      bool layout = needsLayoutToVectorize(d);
-      if (!layout && !contiguousOrInvariant(d)) continue;
+      int strided = stridedOperands(d);
+      if (d.reduction || strided < 0) continue;
       vectorDims.push_back(d.name);
-      if (layout) layoutToVectorize_.insert(d.name);
+      if (strided > 0) layoutToVectorize_.insert(d.name);
     }
     if (vectorDims.empty()) {
       whyNone =
@@ -102,6 +102,7 @@ class Enumerator {
       return {};
     }
     for (const auto& v : vectorDims) {
+      outputLayout_ = outputLayoutFor(v);
       std::vector<std::string> unrolled;
       for (const auto& d : c_.dims)
         if (!d.reduction && d.name != v && d.extent > 1) unrolled.push_back(d.name);
@@ -302,19 +303,12 @@ class Enumerator {
   }
 
   // An output dimension the output and both operands are contiguous or invariant along.
-  bool contiguousOrInvariant(const microkernel::ContractionDim& d) const {
-    auto unit = [&](const microkernel::TensorAccess& a) {
-      int64_t stride = a.stride(d.name);
-      return stride == 0 || stride == 1;
-    };
-    return !d.reduction && c_.output.stride(d.name) == 1 && unit(c_.lhs) && unit(c_.rhs);
-  }
-
-  // An output dimension the output is contiguous along, along which one operand is strided but could be laid
-  // out contiguous (the dimension alone makes one of its subscripts) and the other is contiguous or
-  // invariant: B in C(m,n) += A(m,k) * B(n,k).
-  bool needsLayoutToVectorize(const microkernel::ContractionDim& d) const {
-    if (d.reduction || c_.output.stride(d.name) != 1) return false;
+  // How many operands must be laid out to vectorize along output dimension
+  // d (0 or 1), or -1 when that cannot be done: each operand contiguous or
+  // invariant along d, or at most one strided but able to be laid out
+  // contiguous (d alone makes one of its subscripts): B in C(m,n) += A(m,k) *
+  // B(n,k). The output itself is laid out when it is strided along d.
+  int stridedOperands(const microkernel::ContractionDim& d) const {
     int strided = 0;
     for (const microkernel::TensorAccess* a : {&c_.lhs, &c_.rhs}) {
       int64_t stride = a->stride(d.name);
@@ -322,10 +316,23 @@ class Enumerator {
       bool lone = std::any_of(a->subscripts.begin(), a->subscripts.end(), [&](const te::AffineExpr& e) {
         return microkernel::loneVariable(e) == d.name;
       });
-      if (!lone) return false;
+      if (!lone) return -1;
       ++strided;
     }
-    return strided == 1;
+    return strided <= 1 ? strided : -1;
+  }
+
+  // "L_O(n, h, w, k), " when the output is strided along the vector
+  // dimension v: the kernel writes it with v innermost (NCHW written as
+  // NHWC), copied back after each call. "" otherwise.
+  std::string outputLayoutFor(const std::string& v) const {
+    if (c_.output.stride(v) == 1) return "";
+    std::string others;
+    for (const auto& subscript : c_.output.subscripts) {
+      std::string name = microkernel::loneVariable(subscript);
+      if (name != v) others += name + ", ";
+    }
+    return "L_" + c_.output.tensor + "(" + others + v + "), ";
   }
 
   // The operand read as vectors along the vector dimension, and the other one.
@@ -336,7 +343,8 @@ class Enumerator {
     return c_.lhs.stride(roles.vector) != 0 ? c_.rhs.tensor : c_.lhs.tensor;
   }
 
-  void consider(const std::string& text) {
+  void consider(const std::string& loops) {
+    std::string text = outputLayout_ + loops;
     if (!seen_.insert(text).second) return;
     try {
       microkernel::BoundScheme b =
@@ -353,6 +361,7 @@ class Enumerator {
   std::vector<microkernel::CacheLevel> levels_;
   std::set<std::string> seen_;
   std::set<std::string> layoutToVectorize_;  // vector dimensions that need an operand laid out
+  std::string outputLayout_;                 // the output's L specifier for the vector dimension enumerated
   std::vector<SchemeCandidate> candidates_;
 };
 

@@ -322,4 +322,18 @@ def fuzz(double(N0,N0) I0) -> (T1, T6) {
                            "fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
 }
 
+// A random scheme laid out the one-dimensional I2 as it is (L_I2(r0)): the
+// layout copy, one memcpy under no loop, kept the loop's OpenMP pragma
+// ("for statement expected"). The pragma is now emitted only over a loop.
+TEST(FuzzRegression, Seed11870940547738349915) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=33 N1=17 N2=5 N3=9
+def fuzz(float(N1,N0,N3) I0, float(N0) I1, float(N3) I2) -> (T3, T4) {
+  T3(i0, i1, i2) min=! (I2(r0) > I0(0, 0, 0) ? I2(r0) : I0(0, 0, 0)) where i0 in 0:N1, i1 in 0:N1, i2 in 0:N1, r0 in 0:N3
+  T4(i0) +=! T3(0, r1, i0) * I2(r0) where i0 in 0:N1, r0 in 0:N3, r1 in 0:N1
+  T4(i0) max= exp(tanh(((i0 + 1 < N1) ? T3(r0, i0 + 1, i0 % 2) : 0))) where i0 in 0:N1, r0 in 0:N1
+}
+)TC",
+                           "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2");
+}
+
 }  // namespace tessel::fuzz

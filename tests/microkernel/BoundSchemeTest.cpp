@@ -306,7 +306,9 @@ TEST(BoundScheme, LayoutMistakesAreLocatedAndExplained) {
   };
   EXPECT_EQ(bindError(c, "L_Wt(k/32, r, s, c, k%32), " + loops), "");
   EXPECT_EQ(bindError(c, "L_I(#0, c, #1, #2), " + loops), "");  // NHWC read as NCHW
-  has("L_O(n, h, w, k)", "1:1: error: bad scheme: L_O lays out the output; only the operands (I, Wt)");
+  has("L_O(n, h, k/24, w, k%24)",
+      "L_O splits k into blocks of 24, but a register tile covers k 0..31, across a block boundary");
+  has("L_O(n, h, w)", "L_O must list subscript #3 of O");
   has("L_X(k)", "'X' is not an operand of the contraction (I, Wt)");
   has("L_Wt(r, s, c)", "L_Wt must list subscript #3 of Wt");
   has("L_Wt(r, s, c, k/16)", "must list subscript #3 of Wt both as its block number (/b) and as its place");
@@ -322,6 +324,31 @@ TEST(BoundScheme, LayoutMistakesAreLocatedAndExplained) {
   std::string e =
       bindError(c, "L_Wt(r, s, c, k), R_n, R_k, R_h, R_w, P_Wt, T_{3,r}, T_{3,s}, T_{256,c}, V_k");
   EXPECT_NE(e.find("Wt is both packed (P_Wt) and laid out (L_Wt)"), std::string::npos) << e;
+}
+
+TEST(BoundScheme, TheOutputCanBeWrittenInALayoutOfItsOwn) {
+  // NCHW: only w is contiguous in the output; written as NHWC, k vectorizes.
+  Contraction c =
+      contractionOf(front::testing::lowerText("# sizes: N=1 C=8 H=7 W=7 K=32\n"
+                                              "def conv(float(N, C, H, W) I, float(K, C, 3, 3) Wt) -> (O) {\n"
+                                              "  O(n, k, h, w) +=! I(n, c, h + kh, w + kw) * Wt(k, c, kh, "
+                                              "kw) where h in 0:H - 2, w in 0:W - 2\n}\n"));
+  const std::string loops = "R_n, R_h, R_w, R_c, R_kh, R_kw, U_{2,k}, V_k";
+  EXPECT_NE(
+      bindError(c, "L_Wt(k/32, c, kh, kw, k%32), " + loops)
+          .find("1:71: error: bad scheme: V_k needs the output O contiguous along k (its stride there is 25; "
+                "an L_O with k last writes it so)"),
+      std::string::npos)
+      << bindError(c, "L_Wt(k/32, c, kh, kw, k%32), " + loops);
+  BoundScheme b = bindScheme(c, parseScheme("L_O(n, h, w, k), L_Wt(k/32, c, kh, kw, k%32), " + loops, "x"),
+                             vectorIsaNamed("avx512"));
+  EXPECT_TRUE(b.outputLaidOut());
+  EXPECT_EQ(b.contraction->output.stride("k"), 1);
+  EXPECT_EQ(b.contraction->output.stride("w"), 32);
+  EXPECT_EQ(layoutText(b.contraction->output), "O[#0:1][#2:5][#3:5][#1:32]");
+  EXPECT_FALSE(bindScheme(c, parseScheme("L_O(n, k, h, w), R_n, R_k, R_h, R_c, R_kh, R_kw, V_{5,w}", "x"),
+                          vectorIsaNamed("avx512"))
+                   .layouts.empty());
 }
 
 TEST(BoundScheme, VectorAccessesMustBeContiguousOrInvariant) {

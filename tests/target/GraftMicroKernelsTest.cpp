@@ -3,6 +3,8 @@
 // strided and NCHW convolutions, AVX2, fused epilogues; the user's mistakes.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "../support/RowPrograms.h"
 #include "../support/VectorIsa.h"
 
@@ -222,6 +224,49 @@ TEST(GraftMicroKernels, PaddedConvolutionsReadAZeroBorderedCopy) {
   EXPECT_TRUE(
       r.has("reads A as A[#0:2][#1:5][#2:9][#3:15] with a zero border of 0+0, 0+0, 1+1, 1+1, transformed "
             "right before the micro-kernel"))
+      << r.program.explanation;
+}
+
+TEST(GraftMicroKernels, OutputsWrittenInTheSchemesLayoutAndCopiedBack) {
+  // NCHW, padded: the kernel writes O as NHWC (k vectorized) and copies it back.
+  const std::string nchw =
+      "def conv(float(N, C, H, W) I, float(K, C, 3, 3) Wt) -> (O) {\n"
+      "  O(n, k, h, w) +=! (h + kh - 1 >= 0 && h + kh - 1 < H && w + kw - 1 >= 0 && w + kw - 1 < W\n"
+      "      ? I(n, c, h + kh - 1, w + kw - 1) : 0) * Wt(k, c, kh, kw) where n in 0:N, h in 0:H, w in "
+      "0:W\n}\n";
+  for (const auto& [sizes, scheme, copiedIn] : std::vector<std::tuple<std::string, std::string, bool>>{
+           // Every tile complete: the accumulators start at zero, nothing copied in.
+           {"N=2 C=5 H=7 W=13 K=32",
+            "L_O(n, h, w, k), L_Wt(k/32, c, kh, kw, k%32), R_n, R_h, R_w, R_c, R_kh, R_kw, U_{2,k}, V_k",
+            false},
+           // c split around the tile: the accumulators start from O, copied in first.
+           {"N=1 C=6 H=1 W=7 K=48",
+            "L_O(n, h, w, k), T_{2,c}, R_n, R_h, R_w, T_{3,c}, R_kh, R_kw, L_Wt(k/48, c, kh, kw, k%48), "
+            "U_{3,k}, V_k",
+            true},
+           // Blocked output (NCHWc16) with a block that overhangs K = 40, scalar tiles.
+           {"N=1 C=3 H=5 W=4 K=40", "L_O(n, k/16, h, w, k%16), R_n, R_k, R_h, R_w, R_c, R_kh, R_kw", false},
+       }) {
+    testing::CheckedProgram r = compileAndCheck(sized(sizes, nchw), withScheme(scheme));
+    EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
+    EXPECT_TRUE(r.has(copiedIn ? "copied in and copied back after the micro-kernel, on every call"
+                               : "writes O as O[#0:"))
+        << r.program.explanation;
+    EXPECT_EQ(r.has("copied in and"), copiedIn) << r.program.explanation;
+  }
+  // With a fused epilogue, the epilogue's output is the one laid out.
+  const std::string addConvRelu =
+      "def f(float(N, C, H, W) X, float(N, C, H, W) Y, float(K, C, 3, 3) Wt, float(K) B) -> (O) {\n"
+      "  A(n, c, h, w) = X(n, c, h, w) + Y(n, c, h, w)\n"
+      "  Cv(n, k, h, w) +=! (h + kh - 1 >= 0 && h + kh - 1 < H && w + kw - 1 >= 0 && w + kw - 1 < W\n"
+      "      ? A(n, c, h + kh - 1, w + kw - 1) : 0) * Wt(k, c, kh, kw) where n in 0:N, h in 0:H, w in 0:W\n"
+      "  O(n, k, h, w) = fmax(Cv(n, k, h, w) + B(k), 0)\n}\n";
+  testing::CheckedProgram r =
+      compileAndCheck(sized("N=2 C=3 H=7 W=1 K=17", addConvRelu),
+                      withScheme("Cv: L_Cv(n, h, w, k), R_n, R_h, R_w, R_c, R_kh, R_kw, U_{17,k}"));
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_TRUE(r.has("epilogue O applied")) << r.program.explanation;
+  EXPECT_TRUE(r.has("writes O as O[#0:2][#2:7][#3:1][#1:17], copied back after the micro-kernel"))
       << r.program.explanation;
 }
 

@@ -109,6 +109,36 @@ TEST(SchemeSearch, AStridedOperandIsLaidOutToVectorize) {
   expectRankedWithAndCorrect(tc, host, "L_B(");
 }
 
+TEST(SchemeSearch, AnOutputStridedAlongTheVectorDimensionIsLaidOut) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  // NCHW and padded: k vectorizes once O is written as NHWC and Wt blocked by k.
+  const std::string tc =
+      "# sizes: N=1 C=8 H=7 W=7 K=32\n"
+      "def conv(float(N, C, H, W) I, float(K, C, 3, 3) Wt) -> (O) {\n"
+      "  O(n, k, h, w) +=! (h + kh - 1 >= 0 && h + kh - 1 < H && w + kw - 1 >= 0 && w + kw - 1 < W\n"
+      "      ? I(n, c, h + kh - 1, w + kw - 1) : 0) * Wt(k, c, kh, kw) where n in 0:N, h in 0:H, w in "
+      "0:W\n}\n";
+  target::Hardware host = target::detectHost();
+  te::Program p = front::testing::lowerText(tc);
+  std::string why;
+  std::vector<SchemeCandidate> ranked =
+      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
+                    modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host))), why);
+  std::vector<std::string> laidOut;
+  for (const auto& c : ranked)
+    if (c.scheme.rfind("L_O(n, h, w, k), ", 0) == 0) laidOut.push_back(c.scheme);
+  ASSERT_FALSE(laidOut.empty()) << why;
+  for (size_t i = 0; i < laidOut.size(); i += std::max<size_t>(1, laidOut.size() / 3)) {
+    std::string last = laidOut[i].substr(laidOut[i].rfind(", ") + 2);
+    EXPECT_TRUE(last == "V_k" || (last.rfind("V_{", 0) == 0 && last.find(",k}") != std::string::npos))
+        << laidOut[i];
+    driver::CompileOptions o;
+    o.scheme.text = laidOut[i];
+    testing::CheckedProgram c = testing::compileAndCheck(tc, o);
+    EXPECT_TRUE(c.check.pass) << laidOut[i] << "\n" << c.check.failures;
+  }
+}
+
 TEST(SchemeSearch, PartialVectorsCoverTheEndOfTheVectorDimension) {
   target::Hardware host = target::detectHost();
   if (target::vectorIsa(host) != "avx512") GTEST_SKIP() << "no AVX-512 here";

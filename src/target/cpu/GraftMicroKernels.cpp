@@ -75,10 +75,12 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   microkernel::Scheme scheme = microkernel::parseScheme(options.scheme, options.origin, start);
   Contraction contraction = microkernel::selectContraction(*scop.program, tensor, options.origin);
   const te::Stage& stage = scop.program->stages[static_cast<size_t>(contraction.stage)];
-  for (const auto& read : stage.rhs->operands)
+  for (auto read : stage.rhs->operands) {
+    if (read->kind == te::ExprKind::Select) read = read->operands[1];  // a padded read
     if (scop.checkedReads.count(read.get()))
       userError(stage.loc, options.origin + ": the reads of " + read->name +
                                " are not proven in range, and a scheme's code checks no bounds");
+  }
   microkernel::BoundScheme bound =
       microkernel::bindScheme(contraction, scheme, microkernel::vectorIsaNamed(options.vectorIsa));
   const poly::Statement& update = updateStatement(scop, contraction.stage);
@@ -141,6 +143,7 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   kernel.scheme = microkernel::toString(scheme);
   for (size_t n = 0; n < bound.layouts.size(); ++n) {
     const std::string& tensor = bound.layouts[n];
+    if (tensor == contraction.output.tensor) continue;
     const microkernel::TensorAccess& access =
         tensor == bound.contraction->lhs.tensor ? bound.contraction->lhs : bound.contraction->rhs;
     target::LaidOutOperand laid;
@@ -156,6 +159,33 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
     epilogueNote += "; reads " + tensor + " as " + laid.layout +
                     (laid.input ? ", transformed apart from the kernel (its prepare entry)"
                                 : ", transformed right before the micro-kernel, on every call");
+    kernel.layouts.push_back(std::move(laid));
+  }
+  if (bound.outputLaidOut()) {
+    // The kernel writes its output (the epilogue's, when fused) in the
+    // layout, and the result is copied back into the tensor after each call;
+    // accumulators that do not start at zero are first copied in.
+    microkernel::TensorAccess access = bound.contraction->output;
+    if (ep.epilogue) {
+      ep.epilogue->output.layout = access.layout;
+      access.tensor = ep.epilogue->output.tensor;
+    }
+    target::LaidOutOperand laid;
+    laid.tensor = access.tensor;
+    laid.buffer = unusedName(*scop.program, access.tensor + "_laid_out");
+    laid.shape = access.layoutShape();
+    laid.function = kernel.function + "_layout_in";
+    laid.backFunction = kernel.function + "_layout_back";
+    laid.source = microkernel::generateLayoutTransformBackC(access, laid.backFunction);
+    laid.output = true;
+    laid.copiedIn = !foldsInit && !ep.epilogue;
+    if (laid.copiedIn)
+      laid.source = microkernel::generateLayoutTransformC(access, laid.function) + laid.source;
+    laid.layout = microkernel::layoutText(access);
+    kernel.arguments[0] = laid.buffer;
+    epilogueNote += "; writes " + access.tensor + " as " + laid.layout +
+                    (laid.copiedIn ? ", copied in and" : ",") +
+                    " copied back after the micro-kernel, on every call";
     kernel.layouts.push_back(std::move(laid));
   }
   microkernel::SchemeCodeOptions code;
