@@ -26,7 +26,7 @@ using microkernel::Contraction;
 // choices made by an older search are searched again. 2: blocked layouts
 // (L_X); 3: initialization folded in; 4: layouts to vectorize; 5: partial
 // vectors; 6: schemes parallel on the thread count measured first.
-constexpr int kSearchGeneration = 6;
+constexpr int kSearchGeneration = 7;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
@@ -84,12 +84,20 @@ class Enumerator {
 
   std::vector<SchemeCandidate> run(std::string& whyNone) {
     std::vector<std::string> vectorDims = c_.vectorizableDims(isa_.lanes);
+    int64_t contiguousExtent = 0;  // the longest output dimension the output is contiguous along
+    for (const auto& d : c_.dims)
+      if (!d.reduction && c_.output.stride(d.name) == 1)
+        contiguousExtent = std::max(contiguousExtent, d.extent);
     for (const auto& d : c_.dims) {
       if (std::find(vectorDims.begin(), vectorDims.end(), d.name) != vectorDims.end()) continue;
       // A whole number of vectors, or (AVX-512) partial vectors at the end.
       if (d.extent % isa_.lanes != 0 && isa_.name != "avx512") continue;
       int strided = stridedOperands(d);
       if (d.reduction || strided < 0) continue;
+      // Writing the output laid out pays for a copy: only for a dimension
+      // with whole vectors, at least as long as any the output already
+      // allows (k against w = 7 in NCHW; never a batch of 1).
+      if (c_.output.stride(d.name) != 1 && (d.extent < isa_.lanes || d.extent < contiguousExtent)) continue;
       vectorDims.push_back(d.name);
       if (strided > 0) layoutToVectorize_.insert(d.name);
     }
@@ -503,10 +511,18 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
 driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::CompileOptions options,
                                            const SchemeSearchOptions& search, std::string& explain) {
   if (!asksForSearch(options.scheme.text)) return options;
-  SchemeSearchResult r = searchScheme(program, options, search);
+  // Each measurement goes to --explain too, after the verdict.
+  std::string measured;
+  SchemeSearchOptions traced = search;
+  traced.progress = [&](const std::string& line) {
+    if (search.progress) search.progress(line);
+    measured += "scheme search:   " + line + "\n";
+  };
+  SchemeSearchResult r = searchScheme(program, options, traced);
   explain +=
       "scheme search: " + r.why + "; " +
-      (r.scheme.empty() ? std::string("the compiler's own code is kept") : "chose [" + r.scheme + "]") + "\n";
+      (r.scheme.empty() ? std::string("the compiler's own code is kept") : "chose [" + r.scheme + "]") +
+      "\n" + measured;
   options.scheme.text = r.scheme;
   return options;
 }
