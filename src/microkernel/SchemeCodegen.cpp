@@ -70,10 +70,11 @@ class SchemeEmitter {
     std::vector<OperandView> views;  // lhs, rhs
   };
 
-  int parallelLoops() const {
+  int parallelLoops() {
     if (!options_.parallel) return 0;
     ParallelLoops p = parallelLoopsOf(b_);
-    return p.iterations > 1 ? p.loops : 0;
+    if (p.lambdaBranches && p.iterations > 1) parallelLambda_ = static_cast<size_t>(p.loops);
+    return p.iterations > 1 && !p.lambdaBranches ? p.loops : 0;
   }
 
   bool packsBefore(size_t index) const { return packsBeforeSpec(b_, index); }
@@ -209,7 +210,8 @@ class SchemeEmitter {
         inner[s.param] = value;
         int64_t step = b_.extentsFrom(first + 1, inner)[s.dim];
         os_ << pad(depth) << "/* " << s.param << " = " << value << " */\n";
-        emitLoop(var, start, start + repetitions * step, step, depth, 0);
+        emitLoop(var, start, start + repetitions * step, step, depth,
+                 first == parallelLambda_ && repetitions > 1 ? 1 : 0);
         State innerState = state;
         innerState.vars[s.dim].push_back(var);
         emitFrom(first + 1, inner, innerState, depth + 1, 0);
@@ -369,6 +371,7 @@ class SchemeEmitter {
   const SchemeCodeOptions& options_;
   std::ostringstream os_;
   size_t packCount_ = 0;
+  size_t parallelLambda_ = SIZE_MAX;  // the lambda whose branches are parallel loops, if any
 };
 
 // The loops of a layout transform: one per layout dimension, outermost
@@ -489,6 +492,20 @@ ParallelLoops parallelLoopsOf(const BoundScheme& b) {
     if (b.contraction->dim(s.dim)->reduction && trips > 1) break;
     p.iterations *= trips;
     ++p.loops;
+  }
+  if (p.iterations > 1) return p;
+  // Past loops of one iteration and reduction loops (which then run
+  // sequentially around the parallel branches), up to a packing.
+  for (size_t i = static_cast<size_t>(p.loops); i < b.accumulationStart(0) && !packsBeforeSpec(b, i); ++i) {
+    const Specifier& s = b.scheme.specs[i];
+    bool reduction = b.contraction->dim(s.dim)->reduction;
+    if (s.kind == SpecKind::Seq && !reduction) {
+      p.loops = static_cast<int>(i);
+      p.lambdaBranches = true;
+      for (const auto& branch : s.branches) p.iterations = std::max(p.iterations, branch.first);
+      return p;
+    }
+    if (s.kind == SpecKind::Seq || (!reduction && b.trips(i, {}) > 1)) break;
   }
   return p;
 }

@@ -40,10 +40,15 @@ std::string generateSchemeC(const BoundScheme& scheme, const SchemeCodeOptions& 
 
 // The outermost loops over output dimensions (and reduction loops of one
 // iteration), all T or R, up to a lambda, a reduction or a packing: collapsed
-// into one parallel loop (when they make more than one iteration).
+// into one parallel loop (when they make more than one iteration). When they
+// make one iteration, the first lambda over an output dimension past them
+// and past reduction loops (no packing before it) runs its branches one
+// after the other, each a parallel loop: a dimension covered with partial
+// vectors has no other loop to share out.
 struct ParallelLoops {
-  int loops = 0;
-  int64_t iterations = 1;
+  int loops = 0;                // the collapsed loops; with lambdaBranches, the lambda's index
+  int64_t iterations = 1;       // of the collapsed loops, or of the lambda's longest branch
+  bool lambdaBranches = false;  // the lambda at index `loops` runs its branches in parallel
 };
 ParallelLoops parallelLoopsOf(const BoundScheme& scheme);
 

@@ -26,9 +26,14 @@ using microkernel::Contraction;
 // choices made by an older search are searched again. 2: blocked layouts
 // (L_X); 3: initialization folded in; 4: layouts to vectorize; 5: partial
 // vectors; 6: schemes parallel on the thread count measured first.
-constexpr int kSearchGeneration = 7;
+constexpr int kSearchGeneration = 9;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
+// Accumulation loops this long already amortize loading and storing the
+// accumulators (under 1% of the steps): longer ones rank no higher, so that
+// schemes blocking a long reduction outside the tile (k blocks of 256 over a
+// wide B, read row after row) survive the cut.
+constexpr double kLongEnoughAccumulation = 256;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
 constexpr size_t kCoveringsPerClass = 3;
 // Rows of the unrolled dimension per packed block (BLIS's mc), at least and at most.
@@ -121,7 +126,10 @@ class Enumerator {
     // The longest accumulation loops first; keep that share, then sort it by modelled movement.
     std::stable_sort(candidates_.begin(), candidates_.end(),
                      [](const SchemeCandidate& a, const SchemeCandidate& b) {
-                       return a.model.accumulationLength > b.model.accumulationLength;
+                       double la = std::min(a.model.accumulationLength, kLongEnoughAccumulation);
+                       double lb = std::min(b.model.accumulationLength, kLongEnoughAccumulation);
+                       // Among equally long ones, the cut keeps the least modelled movement.
+                       return la != lb ? la > lb : a.model.cost < b.model.cost;
                      });
     size_t keep = std::max<size_t>(
         1, static_cast<size_t>(kAccumulationShare * static_cast<double>(candidates_.size())));
@@ -271,6 +279,15 @@ class Enumerator {
         // BLIS's order with packing (paper 002 §4's future work): a panel of
         // the vector operand packed under the vector and channel blocks, a
         // block of the broadcast one under the unrolled dimension's blocks.
+        // A panel of the vector operand packed under the vector tiles and
+        // the channel blocks, then read by every tile of the unrolled
+        // dimension (a short M over a wide strided B: each panel's rows lie
+        // a whole row of B apart).
+        if (!roles.unrolled.empty()) {
+          std::string pack = "P_" + vectorOperand(roles) + ", ";
+          consider(others + cOut + vOut + vIn + pack + uOuter + uInner + tail);
+          consider(others + vOut + cOut + vIn + pack + uOuter + uInner + tail);  // parallel over vOut
+        }
         if (!uOuter.empty()) {
           std::string packVector = "P_" + vectorOperand(roles) + ", ";
           std::string packBroadcast = "P_" + broadcastOperand(roles) + ", ";

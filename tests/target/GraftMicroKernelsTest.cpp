@@ -279,6 +279,14 @@ TEST(GraftMicroKernels, PartialVectorsCoverWhatWholeOnesCannot) {
   expectGraftedAndCorrect(
       sized("M=3 N=700 K=4", kMatmul),
       withScheme("L_B(n/32, k, n%32), R_m, lambda_n v.[(21,16),(1,14)], R_k, U_{2,n}, V_{v,n}"));
+  // No loop but the lambda over n to share out, inside a reduction loop: its branches run as parallel loops.
+  driver::CompileOptions parallel =
+      withScheme("T_{2,k}, lambda_n v.[(2,16),(1,12)], lambda_m b.[(1,6),(1,7)], T_{3,k}, U_{b,m}, V_{v,n}");
+  testing::CheckedProgram branches = compileAndCheck(sized("M=13 N=44 K=6", kMatmul), parallel);
+  EXPECT_TRUE(branches.check.pass) << branches.check.failures;
+  EXPECT_NE(branches.program.cSource.find("/* v = 16 */\n    #pragma omp parallel for schedule(static)\n"),
+            std::string::npos)
+      << branches.program.cSource;
   // A single partial vector, accumulating over a reduction outside the micro-kernel.
   expectGraftedAndCorrect(sized("M=5 N=9 K=6", kMatmul), withScheme("T_{2,k}, R_m, R_n, T_{3,k}, V_{9,n}"));
   // Through an epilogue.
