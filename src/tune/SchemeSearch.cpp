@@ -26,14 +26,9 @@ using microkernel::Contraction;
 // choices made by an older search are searched again. 2: blocked layouts
 // (L_X); 3: initialization folded in; 4: layouts to vectorize; 5: partial
 // vectors; 6: schemes parallel on the thread count measured first.
-constexpr int kSearchGeneration = 9;
+constexpr int kSearchGeneration = 11;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
-// Accumulation loops this long already amortize loading and storing the
-// accumulators (under 1% of the steps): longer ones rank no higher, so that
-// schemes blocking a long reduction outside the tile (k blocks of 256 over a
-// wide B, read row after row) survive the cut.
-constexpr double kLongEnoughAccumulation = 256;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
 constexpr size_t kCoveringsPerClass = 3;
 // Rows of the unrolled dimension per packed block (BLIS's mc), at least and at most.
@@ -99,10 +94,13 @@ class Enumerator {
       if (d.extent % isa_.lanes != 0 && isa_.name != "avx512") continue;
       int strided = stridedOperands(d);
       if (d.reduction || strided < 0) continue;
-      // Writing the output laid out pays for a copy: only for a dimension
-      // with whole vectors, at least as long as any the output already
-      // allows (k against w = 7 in NCHW; never a batch of 1).
-      if (c_.output.stride(d.name) != 1 && (d.extent < isa_.lanes || d.extent < contiguousExtent)) continue;
+      // Writing the output laid out pays for a copy: only when the output's
+      // rows are too short to fill two vectors (w = 7..28 in NCHW), for a
+      // dimension with whole vectors at least as long (k; never a batch of
+      // 1). Longer rows vectorize well as they are (a matmul's N = 700).
+      if (c_.output.stride(d.name) != 1 &&
+          (contiguousExtent >= 2 * isa_.lanes || d.extent < isa_.lanes || d.extent < contiguousExtent))
+        continue;
       vectorDims.push_back(d.name);
       if (strided > 0) layoutToVectorize_.insert(d.name);
     }
@@ -126,8 +124,7 @@ class Enumerator {
     // The longest accumulation loops first; keep that share, then sort it by modelled movement.
     std::stable_sort(candidates_.begin(), candidates_.end(),
                      [](const SchemeCandidate& a, const SchemeCandidate& b) {
-                       double la = std::min(a.model.accumulationLength, kLongEnoughAccumulation);
-                       double lb = std::min(b.model.accumulationLength, kLongEnoughAccumulation);
+                       double la = a.model.accumulationLength, lb = b.model.accumulationLength;
                        // Among equally long ones, the cut keeps the least modelled movement.
                        return la != lb ? la > lb : a.model.cost < b.model.cost;
                      });
