@@ -25,7 +25,10 @@ using microkernel::Contraction;
 // Bumped when the enumeration or the generated code changes, so that cached
 // choices made by an older search are searched again. 2: blocked layouts
 // (L_X); 3: initialization folded in; 4: layouts to vectorize; 5: partial
-// vectors; 6: schemes parallel on the thread count measured first.
+// vectors; 6: schemes parallel on the thread count measured first; 7:
+// padded operands, outputs laid out (L_O); 8-11: lambda branches run in
+// parallel, vector panels packed under the vector tiles, the cut's ties
+// broken by modelled movement, L_O only for rows shorter than two vectors.
 constexpr int kSearchGeneration = 11;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
