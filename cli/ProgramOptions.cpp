@@ -25,6 +25,13 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       "--schedule", args.scheduleFile,
       "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
       "it is checked against the dependences");
+  cmd->add_option("--scheduler", args.scheduler,
+                  "isl (default): isl's scheduler; tessel: Tessel's own Pluto-style scheduler, which "
+                  "accepts --schedule-constraints (it falls back to isl's, with a warning, where it cannot finish)")
+      ->check(CLI::IsMember({"isl", "tessel"}));
+  cmd->add_option("--schedule-constraints", args.scheduleConstraintsFile,
+                  "a constraint tree file steering --scheduler tessel: per schedule row, alternative affine "
+                  "constraints on the schedule coefficients (see README)");
   cmd->add_option(
          "--tiling", args.tiling,
          "auto: Auto Tiling chooses tile sizes for the caches; off: no tiling except what --tiles asks")
@@ -82,6 +89,10 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
     o.bastelnRedundancy = driver::parsePercent(args.bastelnRedundancy, "--basteln-redundancy");
   if (!args.scheduleFile.empty())
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
+  o.scheduler = driver::parseScheduler(args.scheduler);
+  if (!args.scheduleConstraintsFile.empty())
+    o.scheduleConstraints = driver::CompileOptions::ConstraintsFile{args.scheduleConstraintsFile,
+                                                                    readTextFile(args.scheduleConstraintsFile)};
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
   o.inlineElementwise = args.inlineElementwise == "on";

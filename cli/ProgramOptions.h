@@ -15,6 +15,8 @@ struct ProgramArgs {
   std::string fusion = "basteln";
   std::string bastelnRedundancy;  // "" = the default
   std::string scheduleFile;
+  std::string scheduler = "isl";
+  std::string scheduleConstraintsFile;
   std::string tiling = "auto";
   std::string vectorize = "on";
   std::string promote = "auto";

@@ -24,6 +24,8 @@ std::string CompileOptions::toString() const {
   std::string s = "fusion=" + std::string(fusionName(fusion));
   if (fusion == Fusion::Basteln && bastelnRedundancy != CompileOptions{}.bastelnRedundancy)
     s += " redundancy=" + percentText(bastelnRedundancy);
+  if (scheduler != Scheduler::Isl) s += std::string(" scheduler=") + schedulerName(scheduler);
+  if (scheduleConstraints) s += " schedule-constraints=" + scheduleConstraints->origin;
   if (!dumpAfter.empty()) s += " dump-after=" + dumpAfter;
   if (schedule) s += " schedule=" + schedule->origin;
   s += autoTiling ? " tiling=auto" : " tiling=off";
@@ -114,6 +116,16 @@ Fusion parseFusion(const std::string& text) {
   for (auto f : {Fusion::None, Fusion::Min, Fusion::Smart, Fusion::Max, Fusion::Basteln})
     if (text == fusionName(f)) return f;
   userError("unknown fusion strategy '" + text + "' (expected none, min, smart, max or basteln)");
+}
+
+const char* schedulerName(CompileOptions::Scheduler s) {
+  return s == CompileOptions::Scheduler::Tessel ? "tessel" : "isl";
+}
+
+CompileOptions::Scheduler parseScheduler(const std::string& text) {
+  for (auto s : {CompileOptions::Scheduler::Isl, CompileOptions::Scheduler::Tessel})
+    if (text == schedulerName(s)) return s;
+  userError("unknown scheduler '" + text + "' (expected isl or tessel)");
 }
 
 schedule::FusionStrategy schedulerFusion(Fusion f) {
@@ -268,6 +280,11 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   if (options.schedule &&
       std::none_of(passes.begin(), passes.end(), [](const SchedulePass& p) { return p.isScheduler; }))
     userError(std::string("the ") + strategy.name() + " target has no scheduler for --schedule to replace");
+  if (options.scheduleConstraints && options.scheduler != CompileOptions::Scheduler::Tessel)
+    userError("--schedule-constraints steers Tessel's scheduler: add --scheduler tessel (isl's scheduler takes no "
+              "constraints)");
+  if (options.scheduleConstraints && options.schedule)
+    userError("--schedule-constraints and --schedule do not go together: --schedule replaces the scheduler");
   if (options.schedule && options.inlineElementwise)
     userError(
         "--schedule and --inline on do not go together: inlining removes statements, so the tree's "

@@ -4,6 +4,7 @@
 #include "fuse/Basteln.h"
 #include "fuse/FuseOuterLoops.h"
 #include "fuse/GroupQuasiIdentity.h"
+#include "schedule/CheckSchedule.h"
 #include "schedule/MarkParallel.h"
 #include "target/cpu/ContractTemporaries.h"
 #include "target/cpu/DistributeInnerLoops.h"
@@ -44,6 +45,33 @@ int64_t packingBudget(const PassContext& c) {
   return 0;
 }
 
+// The chosen scheduler's tree, checked against every dependence by the
+// independent checker: a scheduler's mistake stops here, named.
+isl::schedule scheduleProgram(PassContext& c) {
+  auto scheduler = schedule::makeScheduler(schedulerName(c.options.scheduler));
+  schedule::SchedulerOptions so;
+  so.fusion = schedulerFusion(c.options.fusion);
+  so.timeLimit = c.options.scheduleTimeLimit;
+  std::optional<schedule::ConstraintTree> constraints;
+  if (c.options.scheduleConstraints) {
+    constraints = schedule::parseConstraintTree(c.options.scheduleConstraints->text,
+                                                c.options.scheduleConstraints->origin, c.scop);
+    so.constraints = &*constraints;
+    c.explain += "schedule: constraint tree from " + c.options.scheduleConstraints->origin + ":\n" +
+                 constraints->toString(c.scop);
+  }
+  schedule::ScheduleResult r = scheduler->run(c.scop, so);
+  c.explain += std::string("schedule: ") + scheduler->name() + "'s scheduler\n" + r.explanation;
+  if (!r.fallback.empty()) {
+    c.warnings.push_back("scheduling: " + r.fallback);
+    c.explain += "schedule: " + r.fallback + "\n";
+  }
+  std::string violation = schedule::scheduleViolation(c.scop, r.tree);
+  if (!violation.empty())
+    throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " + violation);
+  return r.tree;
+}
+
 class CpuStrategy final : public TargetStrategy {
  public:
   const char* name() const override { return "cpu"; }
@@ -51,23 +79,14 @@ class CpuStrategy final : public TargetStrategy {
   std::vector<SchedulePass> schedulePasses() const override {
     return {
         {"schedule", true,
-         [](const isl::schedule&, PassContext& c) {
-           schedule::SchedulerOptions so;
-           so.fusion = schedulerFusion(c.options.fusion);
-           so.timeLimit = c.options.scheduleTimeLimit;
-           schedule::ScheduleResult r = schedule::makeIslScheduler()->run(c.scop, so);
-           if (!r.fallback.empty()) {
-             c.warnings.push_back("scheduling: " + r.fallback);
-             c.explain += "schedule: " + r.fallback + "\n";
-           }
-           return r.tree;
-         }},
+         [](const isl::schedule&, PassContext& c) { return scheduleProgram(c); }},
         {"basteln-group", false,
          [](const isl::schedule& s, PassContext& c) {
            if (c.options.fusion != Fusion::Basteln) return s;
            schedule::SchedulerOptions so;
            so.timeLimit = c.options.scheduleTimeLimit;
-           return fuse::groupQuasiIdentityNests(c.scop, s, so, c.explain);
+           return fuse::groupQuasiIdentityNests(c.scop, s, *schedule::makeScheduler(schedulerName(c.options.scheduler)),
+                                                so, c.explain);
          }},
         {"fuse-outer", false,
          [](const isl::schedule& s, PassContext& c) {

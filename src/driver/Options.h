@@ -30,6 +30,17 @@ struct CompileOptions {
   // Wall-clock bound on each scheduling attempt (0 = none); past it the
   // scheduler falls back to a cheaper schedule and warns.
   std::chrono::milliseconds scheduleTimeLimit{10'000};
+  // Which scheduler computes the schedule: isl's, or Tessel's own (paper
+  // 004), which accepts constraint trees.
+  enum class Scheduler { Isl, Tessel };
+  Scheduler scheduler = Scheduler::Isl;
+  // A constraint tree (schedule/ConstraintTree.h) injected into Tessel's
+  // scheduler; parsed against the program's statements when scheduling.
+  struct ConstraintsFile {
+    std::string origin;  // where the text came from, for messages
+    std::string text;
+  };
+  std::optional<ConstraintsFile> scheduleConstraints;
   std::string dumpAfter;  // name of a pass whose result to keep as text ("" = none)
   // Called with that text as soon as the pass has run, so that a later
   // stage's failure (an internal error in AST generation, say) does not hide
@@ -98,6 +109,9 @@ struct CompileOptions {
 };
 
 const char* fusionName(Fusion f);  // "none", "min", "smart", "max", "basteln"
+const char* schedulerName(CompileOptions::Scheduler s);  // "isl", "tessel"
+// UserError naming `text` and the accepted names when it is neither.
+CompileOptions::Scheduler parseScheduler(const std::string& text);
 // UserError naming `text` and the accepted names when it is none of them.
 Fusion parseFusion(const std::string& text);
 // The isl scheduler's strategy for `f` (basteln starts from min fusion).

@@ -74,9 +74,9 @@ struct Nest {
 
 class QuasiIdentityGrouping {
  public:
-  QuasiIdentityGrouping(const poly::Scop& scop, const schedule::SchedulerOptions& groupScheduling,
-                        std::string& explain)
-      : scop_(scop), groupScheduling_(groupScheduling), explain_(explain) {}
+  QuasiIdentityGrouping(const poly::Scop& scop, const schedule::Scheduler& scheduler,
+                        const schedule::SchedulerOptions& groupScheduling, std::string& explain)
+      : scop_(scop), scheduler_(scheduler), groupScheduling_(groupScheduling), explain_(explain) {}
 
   isl::schedule run(const isl::schedule& schedule) {
     isl::schedule_node sequence = schedule.root().child(0);
@@ -273,16 +273,16 @@ class QuasiIdentityGrouping {
     schedule::SchedulerOptions options = groupScheduling_;
     options.fusion = schedule::FusionStrategy::Smart;
     options.instances = domain;
-    schedule::ScheduleResult byIsl = schedule::makeIslScheduler()->run(scop_, options);
-    if (byIsl.fallback.empty()) {
-      isl::schedule_node first = byIsl.tree.root().child(0);
+    schedule::ScheduleResult scheduled = scheduler_.run(scop_, options);
+    if (scheduled.fallback.empty()) {
+      isl::schedule_node first = scheduled.tree.root().child(0);
       bool parallelBefore = false;
       for (int m : group) parallelBefore = parallelBefore || nests_[static_cast<size_t>(m)].outerParallel;
       if (first.isa<isl::schedule_node_band>()) {
         auto band = first.as<isl::schedule_node_band>();
         if (band.n_member() >= shared && (!parallelBefore || band.member_get_coincident(0))) {
-          how = "isl's band over the group, " + std::to_string(band.n_member()) + " loops";
-          return byIsl.tree;
+          how = std::string(scheduler_.name()) + "'s band over the group, " + std::to_string(band.n_member()) + " loops";
+          return scheduled.tree;
         }
       }
     }
@@ -356,6 +356,7 @@ class QuasiIdentityGrouping {
   }
 
   const poly::Scop& scop_;
+  const schedule::Scheduler& scheduler_;
   const schedule::SchedulerOptions& groupScheduling_;
   std::string& explain_;
   std::vector<Nest> nests_;         // the top sequence's children
@@ -378,9 +379,10 @@ bool isQuasiIdentity(const isl::map& relation) {
 }
 
 isl::schedule groupQuasiIdentityNests(const poly::Scop& scop, const isl::schedule& schedule,
+                                      const schedule::Scheduler& scheduler,
                                       const schedule::SchedulerOptions& groupScheduling,
                                       std::string& explain) {
-  return QuasiIdentityGrouping(scop, groupScheduling, explain).run(schedule);
+  return QuasiIdentityGrouping(scop, scheduler, groupScheduling, explain).run(schedule);
 }
 
 }  // namespace tessel::fuse

@@ -36,9 +36,10 @@
 
 namespace tessel::fuse {
 
-// `groupScheduling` bounds isl's work for each group (its fusion and
-// instances are set here). Appends one line per group to `explain`.
+// `scheduler` schedules each group, `groupScheduling` bounds its work (its
+// fusion and instances are set here). Appends one line per group to `explain`.
 isl::schedule groupQuasiIdentityNests(const poly::Scop& scop, const isl::schedule& schedule,
+                                      const schedule::Scheduler& scheduler,
                                       const schedule::SchedulerOptions& groupScheduling,
                                       std::string& explain);
 

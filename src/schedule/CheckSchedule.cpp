@@ -26,8 +26,7 @@ isl::set lexPositive(isl::ctx ctx, unsigned n) {
 
 }  // namespace
 
-void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const std::string& origin) {
-  auto fail = [&](const std::string& why) { userError("the schedule in " + origin + " " + why); };
+std::string scheduleViolation(const poly::Scop& scop, const isl::schedule& schedule) {
   std::string unsupported;
   schedule.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
     if (n.isa<isl::schedule_node_guard>()) unsupported = "guard";
@@ -37,12 +36,12 @@ void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const 
     return unsupported.empty();
   });
   if (!unsupported.empty())
-    fail("has a " + unsupported +
-         " node; schedule files may hold domain, band, filter, sequence, set and mark nodes");
+    return "has a " + unsupported +
+           " node; schedule files may hold domain, band, filter, sequence, set and mark nodes";
   if (!schedule.domain().is_equal(scop.domain)) {
     std::ostringstream os;
     os << "does not cover the program's statement instances exactly (expected " << scop.domain << ")";
-    fail(os.str());
+    return os.str();
   }
   // The root domain may be right while filters, guards or bands below it
   // drop or repeat instances: every instance must reach exactly one leaf.
@@ -51,9 +50,9 @@ void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const 
   if (!scop.domain.is_subset(order.domain())) {
     std::ostringstream os;
     os << "never executes these statement instances: " << scop.domain.subtract(order.domain());
-    fail(os.str());
+    return os.str();
   }
-  if (!order.is_single_valued()) fail("executes some statement instances more than once");
+  if (!order.is_single_valued()) return "executes some statement instances more than once";
   isl::union_map deps = scop.deps.validity();
   // Pairs of schedule vectors (source time, sink time) of every dependence.
   isl::union_map times = deps.apply_domain(order).apply_range(order);
@@ -67,10 +66,15 @@ void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const 
     violation = os.str();
   });
   if (!violation.empty())
-    fail(
-        "runs a dependence sink no later than its source: these source-to-sink schedule distances are "
-        "not lexicographically positive: " +
-        violation);
+    return "runs a dependence sink no later than its source: these source-to-sink schedule distances are "
+           "not lexicographically positive: " +
+           violation;
+  return "";
+}
+
+void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const std::string& origin) {
+  std::string violation = scheduleViolation(scop, schedule);
+  if (!violation.empty()) userError("the schedule in " + origin + " " + violation);
 }
 
 isl::schedule withoutMarks(const isl::schedule& schedule) {

@@ -15,6 +15,9 @@ namespace tessel::schedule {
 // extension and expansion nodes (whose effect the check cannot see) are
 // rejected.
 void checkSchedule(const poly::Scop& scop, const isl::schedule& schedule, const std::string& origin);
+// The same check: "" when the schedule is valid, else what is wrong ("runs a
+// dependence sink no later than its source: ..."), to follow "the schedule".
+std::string scheduleViolation(const poly::Scop& scop, const isl::schedule& schedule);
 
 // The same tree without mark nodes: marks carry decisions (such as
 // "parallel") that Tessel's own passes must make again.

@@ -71,24 +71,9 @@ class IslScheduler final : public Scheduler {
 
     isl::union_set domain = options.instances ? scop.domain.intersect(*options.instances) : scop.domain;
     if (options.fusion != FusionStrategy::None) return schedule(scop, domain, options.fusion, options);
-    // No fusion: each TC statement (a reduction's init and update together)
-    // is scheduled alone, and the nests run in source order, which is always
-    // valid: a TC program means its statements in order.
-    std::optional<isl::schedule> result;
-    std::string fallback;
-    for (size_t stage = 0; stage < scop.program->stages.size(); ++stage) {
-      isl::union_set part = isl::union_set::empty(ctx);
-      for (const auto& statement : scop.statements)
-        if (statement.stage == static_cast<int>(stage)) part = part.unite(isl::union_set(statement.domain));
-      part = part.intersect(domain);
-      if (part.is_empty()) continue;
-      ScheduleResult one = schedule(scop, part, FusionStrategy::Smart, options);
-      if (!one.fallback.empty())
-        fallback += (fallback.empty() ? "" : "; ") + scop.program->stages[stage].output + ": " + one.fallback;
-      result = result ? isl::manage(isl_schedule_sequence(result->release(), one.tree.release())) : one.tree;
-    }
-    if (!result) return {isl::schedule::from_domain(domain), ""};
-    return {*result, fallback};
+    return schedulePerStatement(scop, domain, [&](const isl::union_set& part) {
+      return schedule(scop, part, FusionStrategy::Smart, options);
+    });
   }
 
  private:
@@ -114,18 +99,45 @@ class IslScheduler final : public Scheduler {
       setFusionOptions(c, f);
       auto attempt = poly::runBounded(ctx, limit, [&] { return sc.compute_schedule(); });
       if (attempt.value)
-        return {*attempt.value, why.empty() ? "" : why + "; used " + fusionStrategyName(f) + " fusion"};
+        return {*attempt.value, why.empty() ? "" : why + "; used " + fusionStrategyName(f) + " fusion", ""};
       why += std::string(why.empty() ? "" : ", ") + fusionStrategyName(f) + " fusion stopped at " +
              stopReason(attempt.stop);
     }
     isl::schedule sourceOrder =
         isl::manage(isl_schedule_intersect_domain(scop.initialSchedule.copy(), domain.copy()));
-    return {sourceOrder, why + "; kept the source order (no fusion, no loop reordering)"};
+    return {sourceOrder, why + "; kept the source order (no fusion, no loop reordering)", ""};
   }
 };
 
 }  // namespace
 
 std::unique_ptr<Scheduler> makeIslScheduler() { return std::make_unique<IslScheduler>(); }
+
+std::unique_ptr<Scheduler> makeScheduler(const std::string& name) {
+  if (name == "isl") return makeIslScheduler();
+  if (name == "tessel") return makeTesselScheduler();
+  userError("unknown scheduler '" + name + "' (expected isl or tessel)");
+}
+
+ScheduleResult schedulePerStatement(const poly::Scop& scop, const isl::union_set& domain,
+                                    const std::function<ScheduleResult(const isl::union_set&)>& one) {
+  isl::ctx ctx = domain.ctx();
+  std::optional<isl::schedule> result;
+  ScheduleResult out;
+  for (size_t stage = 0; stage < scop.program->stages.size(); ++stage) {
+    isl::union_set part = isl::union_set::empty(ctx);
+    for (const auto& statement : scop.statements)
+      if (statement.stage == static_cast<int>(stage)) part = part.unite(isl::union_set(statement.domain));
+    part = part.intersect(domain);
+    if (part.is_empty()) continue;
+    ScheduleResult r = one(part);
+    if (!r.fallback.empty())
+      out.fallback += (out.fallback.empty() ? "" : "; ") + scop.program->stages[stage].output + ": " + r.fallback;
+    out.explanation += r.explanation;
+    result = result ? isl::manage(isl_schedule_sequence(result->release(), r.tree.release())) : r.tree;
+  }
+  out.tree = result ? *result : isl::schedule::from_domain(domain);
+  return out;
+}
 
 }  // namespace tessel::schedule

@@ -1,14 +1,16 @@
-// Scheduling interface: Scop + options -> a new schedule tree. The isl
-// scheduler is the first implementation; Tessel's own constraint-injection
-// scheduler (paper 004) will be a second one behind the same interface.
+// Scheduling interface: Scop + options -> a new schedule tree. Two
+// implementations: isl's scheduler, and Tessel's own (paper 004), which
+// accepts injected constraints (ConstraintTree.h).
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "poly/Scop.h"
+#include "schedule/ConstraintTree.h"
 
 namespace tessel::schedule {
 
@@ -36,6 +38,9 @@ struct SchedulerOptions {
   // When set, only these instances are scheduled, under the dependences among
   // them (basteln's grouping schedules one group of nests at a time).
   std::optional<isl::union_set> instances;
+  // Constraints injected into the schedule rows (Tessel's scheduler only;
+  // null or empty: none).
+  const ConstraintTree* constraints = nullptr;
 };
 
 struct ScheduleResult {
@@ -43,6 +48,8 @@ struct ScheduleResult {
   // Empty when the requested schedule was computed; otherwise which cheaper
   // schedule was used and why (shown to the user as a warning).
   std::string fallback;
+  // What the scheduler decided, for --explain (which constraint branches held).
+  std::string explanation;
 };
 
 class Scheduler {
@@ -53,5 +60,17 @@ class Scheduler {
 };
 
 std::unique_ptr<Scheduler> makeIslScheduler();
+// Pluto-style, built on isl's sets and ILP (TesselScheduler.cpp); falls back
+// to isl's scheduler where it cannot finish.
+std::unique_ptr<Scheduler> makeTesselScheduler();
+
+// "isl" or "tessel"; UserError naming the accepted values otherwise.
+std::unique_ptr<Scheduler> makeScheduler(const std::string& name);
+
+// Fusion None for any scheduler: each TC statement (a reduction's init and
+// update together) scheduled alone by `one`, the nests in source order,
+// which is always valid. Fallback messages name the statement's output.
+ScheduleResult schedulePerStatement(const poly::Scop& scop, const isl::union_set& domain,
+                                    const std::function<ScheduleResult(const isl::union_set&)>& one);
 
 }  // namespace tessel::schedule
