@@ -2,6 +2,7 @@
 
 #include <isl/constraint.h>
 #include <isl/local_space.h>
+#include <isl/aff.h>
 #include <isl/mat.h>
 #include <isl/set.h>
 #include <isl/space.h>
@@ -143,8 +144,8 @@ std::vector<LinearConstraint> withoutRedundancy(const std::vector<LinearConstrai
   return out;
 }
 
-std::optional<std::vector<int64_t>> lexicographicMinimum(isl::ctx ctx, int variables,
-                                                        const std::vector<LinearConstraint>& given) {
+IlpSolution lexicographicMinimum(isl::ctx ctx, int variables, const std::vector<LinearConstraint>& given,
+                                 unsigned long operationBudget) {
   std::vector<LinearConstraint> constraints = withoutRedundancy(given);
   // One matrix per kind: adding constraints one by one costs isl a
   // duplicate check each, quadratic in the thousands of Farkas rows.
@@ -162,20 +163,44 @@ std::optional<std::vector<int64_t>> lexicographicMinimum(isl::ctx ctx, int varia
   }
   isl_basic_set* set = isl_basic_set_from_constraint_matrices(isl_space_set_alloc(ctx.get(), 0, variables), eq, ineq,
                                                               isl_dim_set, isl_dim_div, isl_dim_param, isl_dim_cst);
-  // Without the redundant rows the lexmin's tableau is small: a padded
-  // convolution's 944-row program took isl 0.6 s, 3 ms after this.
-  set = isl_basic_set_remove_redundancies(set);
-  isl_set* minimum = isl_basic_set_lexmin(set);
-  if (!minimum) isl::exception::throw_last_error(ctx);  // isl stopped: its quota or deadline
-  if (isl_set_is_empty(minimum) != isl_bool_false) {
-    isl_set_free(minimum);
-    return std::nullopt;
+  isl_ctx* c = ctx.get();
+  unsigned long outerQuota = isl_ctx_get_max_operations(c);
+  if (operationBudget > 0) {
+    isl_ctx_reset_operations(c);
+    isl_ctx_set_max_operations(c, operationBudget);
   }
-  isl_point* point = isl_set_sample_point(minimum);
+  // A parametric lexmin over the given (universe, parameter-free) domain:
+  // the plain lexmin first computes that domain by projecting every
+  // variable out, which on max fusion's dozen statements took minutes of
+  // pivots on huge numbers.
+  isl_basic_set* everywhere = isl_basic_set_universe(isl_space_params_alloc(c, 0));
+  isl_pw_multi_aff* minimum = isl_basic_set_partial_lexmin_pw_multi_aff(set, everywhere, nullptr);
+  if (operationBudget > 0) {
+    isl_ctx_set_max_operations(c, outerQuota);
+    isl_ctx_reset_operations(c);
+  }
+  IlpSolution out;
+  if (!minimum) {
+    if (operationBudget > 0 && isl_ctx_last_error(c) == isl_error_quota && !isl_ctx_aborted(c)) {
+      isl_ctx_reset_error(c);
+      out.tooHard = true;
+      return out;
+    }
+    isl::exception::throw_last_error(ctx);  // isl stopped: the outer quota or the deadline
+  }
+  if (isl_pw_multi_aff_n_piece(minimum) == 0) {
+    isl_pw_multi_aff_free(minimum);
+    return out;
+  }
+  isl_multi_aff* point = isl_pw_multi_aff_as_multi_aff(minimum);
   if (!point) isl::exception::throw_last_error(ctx);
-  std::vector<int64_t> out;
-  for (int v = 0; v < variables; ++v) out.push_back(valueOf(isl_point_get_coordinate_val(point, isl_dim_set, v)));
-  isl_point_free(point);
+  out.point.emplace();
+  for (int v = 0; v < variables; ++v) {
+    isl_aff* value = isl_multi_aff_get_at(point, v);
+    out.point->push_back(valueOf(isl_aff_get_constant_val(value)));
+    isl_aff_free(value);
+  }
+  isl_multi_aff_free(point);
   return out;
 }
 

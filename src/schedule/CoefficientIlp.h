@@ -72,16 +72,20 @@ std::vector<LinearConstraint> farkasConstraints(const isl::set& points);
 std::vector<LinearConstraint> substitute(const std::vector<LinearConstraint>& farkas,
                                          const AffineSubstitution& forms, int variables);
 
-// The lexicographically smallest integer point satisfying every constraint,
-// or nothing when there is none. Throws isl's exception when isl stops (its
-// operation quota or deadline, poly/IslWorkLimit.h).
-std::optional<std::vector<int64_t>> lexicographicMinimum(isl::ctx ctx, int variables,
-                                                        const std::vector<LinearConstraint>& constraints);
+struct IlpSolution {
+  std::optional<std::vector<int64_t>> point;  // empty: infeasible, or too hard
+  bool tooHard = false;                       // isl ran out of the operation budget
+};
 
-// Vectors v (integer, scaled) spanning the complement of the rows of `rows`:
-// the rows of Pluto's I - H^T (H H^T)^-1 H, zero rows dropped. A new row h
-// with v.h >= 0 for every v and sum(v).h >= 1 is linearly independent of
-// `rows` (paper 004 eq. 4). Empty when `rows` has full column rank.
+// The lexicographically smallest integer point satisfying every constraint.
+// `operationBudget` (0: none) bounds isl's work on this program alone: past
+// it the solution is empty and tooHard set (max fusion over a dozen
+// statements gave isl a program it did not finish in minutes). Throws isl's
+// exception when isl stops otherwise (the outer quota or the deadline,
+// poly/IslWorkLimit.h).
+IlpSolution lexicographicMinimum(isl::ctx ctx, int variables, const std::vector<LinearConstraint>& constraints,
+                                 unsigned long operationBudget = 0);
+
 // The directions in which `domain` does not extend: the iterator parts of
 // the equalities of its affine hull (a dimension fixed to one value gives a
 // unit vector). Rows along them order nothing, so they count as done.

@@ -43,6 +43,11 @@ constexpr int64_t kMaxCoefficient = 1;
 // seconds: harris, interpolate.)
 constexpr int64_t kMaxFusionShift = 8;
 
+// isl operations one row's program may take. Rows of operators take
+// thousands; max fusion over interpolate's dozen statements took minutes
+// (treated as infeasible past this, so the group is cut instead).
+constexpr unsigned long kOperationsPerRow = 2'000'000;
+
 // A dependence between two statements of a group, as Farkas constraints on
 // the coefficients (c_cst, c_source..., c_sink...), or (c_cst, c...) on the
 // distance vector of a statement's dependence on itself.
@@ -71,6 +76,11 @@ struct Outcome {
   // tries another branch. Otherwise no tree means the group is beyond this
   // scheduler (isl's takes over).
   bool influenceFailed = false;
+  // Smart fusion found, inside a band, that a part of the group would be
+  // parallel on its own: the group is cut where the band starts, each part
+  // keeping its whole band (isl's smart fusion does the same; the
+  // fuse-outer pass shares outer loops again where that costs nothing).
+  bool cutAtBandStart = false;
 };
 
 // What a band under construction holds.
@@ -87,6 +97,8 @@ class Run {
       index_[scop.statements[s].name] = static_cast<int>(s);
       flat_.push_back(flatDirections(scop.statements[s].domain));
     }
+    for (const auto& stage : scop.program->stages)
+      for (const auto& [v, r] : stage.ranges) longestLoop_ = std::max(longestLoop_, r.extent());
   }
 
   isl::schedule schedule(const isl::union_set& domain, std::string& explanation) {
@@ -192,17 +204,23 @@ class Run {
     sum.equality = true;
     sum.coefficients[RowVariables::coefficientSum()] = 1;
     for (int m = 0; m < v.statements(); ++m) {
-      bound(v.constant(m), 0, kMaxFusionShift);
-      // A row without iterators has constant 0: a nonzero one would only
-      // place the statement inside a loop of the others, behind a guard.
-      LinearConstraint shiftNeedsLoop = v.zero();
-      shiftNeedsLoop.coefficients[v.constant(m)] = -1;
+      bound(v.constant(m), 0, std::nullopt);
+      // A shift is at most kMaxFusionShift on a row with an iterator. A row
+      // without iterators has constant 0, or, for a statement that has all
+      // its rows, up to the longest loop: it then runs after the others'
+      // loop (a bias after its convolution's c loop, as isl places it),
+      // which keeps that loop in the band: tiled with the others, not only
+      // under them.
+      LinearConstraint shift = v.zero();
+      int64_t afterLoops = fullRank(path, group[m]) ? longestLoop_ : 0;
+      shift.coefficients[v.constant(m)] = -1;
+      shift.constant = afterLoops;
       for (int d = 0; d < v.dims(m); ++d) {
         bound(v.iterator(m, d), 0, kMaxCoefficient);
         sum.coefficients[v.iterator(m, d)] = -1;
-        shiftNeedsLoop.coefficients[v.iterator(m, d)] = kMaxFusionShift;
+        shift.coefficients[v.iterator(m, d)] = kMaxFusionShift - afterLoops;
       }
-      all.push_back(shiftNeedsLoop);
+      all.push_back(shift);
       // One iterator per row at most: permutations and shifts, no skew
       // (paper 004's scenarios assume as much). A skewed row such as
       // 2c + kh keeps a reduction's inner loop in its band at the price of
@@ -241,9 +259,11 @@ class Run {
     }
     if (!needsRow && !node) return std::nullopt;
     if (node && !addInfluence(*node, group, v, path, all)) return std::nullopt;
-    auto solution = lexicographicMinimum(ctx_, v.count(), all);
-    if (!solution) return std::nullopt;
-    return v.rows(*solution);
+    auto solution = lexicographicMinimum(ctx_, v.count(), all, kOperationsPerRow);
+    if (solution.tooHard && tooHard_.insert(names(group)).second)
+      explanation_ += "  a row for" + names(group) + " was too hard for isl's ILP; cut the group instead\n";
+    if (!solution.point) return std::nullopt;
+    return v.rows(*solution.point);
   }
 
   // The node's constraints on the row at path.depth, with rows above
@@ -302,7 +322,11 @@ class Run {
   // Schedules `group` under `deps` from path.depth on, starting a band.
   Outcome scheduleGroup(const std::vector<int>& group, const isl::union_map& deps, const Path& path,
                         const Cursor& cursor) {
-    if (fusion_ == FusionStrategy::Min && !cursor.alternatives) {
+    // Min fusion cuts every group into its components. So do the others for
+    // a band below another where some statements have all their rows: they
+    // would only ride along as constants, behind guards in the inner loops.
+    bool someDone = std::any_of(group.begin(), group.end(), [&](int s) { return fullRank(path, s); });
+    if ((fusion_ == FusionStrategy::Min || someDone) && !cursor.alternatives) {
       auto sccs = components(group, deps);
       if (sccs.size() > 1) return sequence(sccs, deps, path, cursor);
     }
@@ -322,9 +346,10 @@ class Run {
         // end the band and cut the group where a part would get a parallel
         // row of its own (a convolution's input fused by a shift would
         // serialize h and w).
-        if (!coincident && !node && fusion_ == FusionStrategy::Smart && cuttingGainsParallelism(group, deps, path))
-          return band.rows > 0 ? closeBand(group, deps, band, path, cursor)
-                               : sequence(components(group, deps), deps, path, cursor);
+        if (!coincident && !node && fusion_ == FusionStrategy::Smart && cuttingGainsParallelism(group, deps, path)) {
+          if (band.rows > 0) return {std::nullopt, false, true};  // cut where the band starts
+          return sequence(cut(group, deps, path, cursor), deps, path, cursor);
+        }
         auto rows = solveRow(group, edges, path, coincident, node);
         if (!rows) continue;
         Path next = path;
@@ -340,6 +365,7 @@ class Run {
           }
         }
         Outcome o = extendBand(group, deps, edges, Band{band.firstRow, band.rows + 1}, next, below);
+        if (o.cutAtBandStart && band.rows == 0) return sequence(cut(group, deps, path, cursor), deps, path, cursor);
         if (o.tree || !o.influenceFailed) return o;
         break;  // this alternative fails deeper: the next one
       }
@@ -356,8 +382,8 @@ class Run {
       auto parts = peelUnnamed(group, deps, *cursor.alternatives);
       if (parts.size() > 1) return sequence(parts, deps, path, cursor);
     }
-    auto sccs = components(group, deps);
-    if (sccs.size() > 1) return sequence(sccs, deps, path, cursor);
+    auto parts = cut(group, deps, path, cursor);
+    if (parts.size() > 1) return sequence(parts, deps, path, cursor);
     if (cursor.alternatives) return {std::nullopt, true};
     return {std::nullopt, false};
   }
@@ -424,6 +450,101 @@ class Run {
       out = out ? isl::manage(isl_schedule_sequence(out->release(), o.tree->release())) : *o.tree;
     }
     return {out, false};
+  }
+
+  // The group cut into its components, then, except under min fusion or
+  // constraints, neighbours merged back where the merged group's band keeps
+  // every statement's rows and parallel rows (isl's smart clustering): a
+  // reduction's initialization stays in its update's nest. Statements that
+  // have all their rows stay apart (they would only ride along as constants).
+  std::vector<std::vector<int>> cut(const std::vector<int>& group, const isl::union_map& deps, const Path& path,
+                                    const Cursor& cursor) {
+    auto parts = components(group, deps);
+    if (fusion_ == FusionStrategy::Min || cursor.alternatives || parts.size() < 2) return parts;
+    auto done = [&](const std::vector<int>& part) {
+      return std::all_of(part.begin(), part.end(), [&](int s) { return fullRank(path, s); });
+    };
+    Reach reach = reachability(group, deps);
+    auto tryMerge = [&](size_t a, size_t b) {
+      if (done(parts[a]) || done(parts[b])) return false;
+      // Merging a and b must leave the parts acyclic: no part on a path between them.
+      for (size_t c = 0; c < parts.size(); ++c)
+        if (c != a && c != b &&
+            ((reach.from(parts[a], parts[c], false) && reach.from(parts[c], parts[b], false)) ||
+             (reach.from(parts[b], parts[c], false) && reach.from(parts[c], parts[a], false))))
+          return false;
+      std::vector<int> both = parts[a];
+      both.insert(both.end(), parts[b].begin(), parts[b].end());
+      std::sort(both.begin(), both.end());
+      if (!fusesWell(parts[a], parts[b], both, deps, path)) return false;
+      parts[a] = both;
+      parts.erase(parts.begin() + static_cast<long>(b));
+      return true;
+    };
+    // Producers with their consumers first (a reduction's initialization
+    // with its update, not with an unrelated statement before it), then
+    // neighbours in the order.
+    for (bool direct : {true, false}) {
+      for (bool merged = true; merged;) {
+        merged = false;
+        parts = ordered(parts, reach);
+        for (size_t a = 0; a < parts.size() && !merged; ++a)
+          for (size_t b = a + 1; b < parts.size() && !merged; ++b)
+            if (direct ? reach.from(parts[a], parts[b], true) : b == a + 1) merged = tryMerge(a, b);
+      }
+    }
+    if (parts.size() < 2) return components(group, deps);
+    return ordered(parts, reach);
+  }
+
+  // Per statement: rows of the first band it would get (non-constant ones)
+  // and how many of them, from the outermost, are parallel.
+  struct BandProfile {
+    int rows = 0;
+    int parallel = 0;
+  };
+  std::map<int, BandProfile> bandProfile(const std::vector<int>& group, const isl::union_map& deps, Path path) {
+    std::map<int, BandProfile> profile;
+    auto inside = restrictedTo(group, deps);
+    auto edges = edgesOf(group, inside);
+    for (int row = 0;; ++row) {
+      bool coincident = true;
+      auto rows = solveRow(group, edges, path, true, nullptr);
+      if (!rows) {
+        if (fusion_ == FusionStrategy::Smart && cuttingGainsParallelism(group, inside, path)) break;
+        coincident = false;
+        rows = solveRow(group, edges, path, false, nullptr);
+      }
+      if (!rows) break;
+      for (size_t m = 0; m < group.size(); ++m) {
+        path.rows[group[m]].push_back((*rows)[m]);
+        if ((*rows)[m].isConstant()) continue;
+        BandProfile& p = profile[group[m]];
+        if (coincident && p.parallel == p.rows) ++p.parallel;
+        ++p.rows;
+      }
+    }
+    return profile;
+  }
+
+  bool fusesWell(const std::vector<int>& first, const std::vector<int>& second, const std::vector<int>& both,
+                 const isl::union_map& deps, const Path& path) {
+    auto together = bandProfile(both, deps, path);
+    if (fusion_ == FusionStrategy::Max) {
+      // Max fusion: whenever the group shares a loop at all.
+      return std::any_of(first.begin(), first.end(), [&](int s) { return together[s].rows > 0; }) &&
+             std::any_of(second.begin(), second.end(), [&](int s) { return together[s].rows > 0; });
+    }
+    for (const auto* part : {&first, &second})
+      for (const auto& [s, alone] : bandProfile(*part, deps, path))
+        if (together[s].rows < alone.rows || together[s].parallel < alone.parallel) return false;
+    return true;
+  }
+
+  isl::union_map restrictedTo(const std::vector<int>& group, const isl::union_map& deps) const {
+    isl::union_set instances = isl::union_set::empty(ctx_);
+    for (int s : group) instances = instances.unite(isl::union_set(statement(s).domain));
+    return deps.intersect_domain(instances).intersect_range(instances);
   }
 
   // The group as a sequence: components no constraint of `alternatives` (or
@@ -497,48 +618,69 @@ class Run {
     return false;
   }
 
+  // Which statements of a group depend on which: directly (an edge) and
+  // through any chain (reaches).
+  struct Reach {
+    std::map<int, int> position;  // statement -> index in the group
+    std::vector<std::vector<bool>> edge, reaches;
+    bool from(const std::vector<int>& a, const std::vector<int>& b, bool direct) const {
+      for (int s : a)
+        for (int t : b)
+          if (s != t && (direct ? edge : reaches)[position.at(s)][position.at(t)]) return true;
+      return false;
+    }
+  };
+  Reach reachability(const std::vector<int>& group, const isl::union_map& deps) const {
+    Reach r;
+    int n = static_cast<int>(group.size());
+    for (int i = 0; i < n; ++i) r.position[group[i]] = i;
+    r.edge.assign(n, std::vector<bool>(n, false));
+    deps.foreach_map([&](const isl::map& m) {
+      if (m.is_empty()) return;
+      int from = r.position.at(index_.at(isl_map_get_tuple_name(m.get(), isl_dim_in)));
+      int to = r.position.at(index_.at(isl_map_get_tuple_name(m.get(), isl_dim_out)));
+      r.edge[from][to] = true;
+    });
+    r.reaches = r.edge;
+    for (int i = 0; i < n; ++i) r.reaches[i][i] = true;
+    for (int k = 0; k < n; ++k)  // transitive closure: groups are small
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) r.reaches[i][j] = r.reaches[i][j] || (r.reaches[i][k] && r.reaches[k][j]);
+    return r;
+  }
+
+  // `parts` (an acyclic partition) in a topological order, the part with
+  // the earliest statement first among those ready (source order when free).
+  static std::vector<std::vector<int>> ordered(std::vector<std::vector<int>> parts, const Reach& reach) {
+    std::vector<std::vector<int>> out;
+    while (!parts.empty()) {
+      size_t next = parts.size();
+      for (size_t a = 0; a < parts.size(); ++a) {
+        bool ready = true;
+        for (size_t b = 0; b < parts.size() && ready; ++b) ready = a == b || !reach.from(parts[b], parts[a], false);
+        if (ready && (next == parts.size() || parts[a][0] < parts[next][0])) next = a;
+      }
+      out.push_back(parts[next]);
+      parts.erase(parts.begin() + static_cast<long>(next));
+    }
+    return out;
+  }
+
   // The strongly connected components of the dependence graph on `group`,
   // in a topological order that keeps source order where it is free.
   std::vector<std::vector<int>> components(const std::vector<int>& group, const isl::union_map& deps) const {
-    int n = static_cast<int>(group.size());
-    std::map<int, int> position;
-    for (int i = 0; i < n; ++i) position[group[i]] = i;
-    std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
-    deps.foreach_map([&](const isl::map& m) {
-      if (m.is_empty()) return;
-      reach[position.at(index_.at(isl_map_get_tuple_name(m.get(), isl_dim_in)))][position.at(index_.at(isl_map_get_tuple_name(m.get(), isl_dim_out)))] = true;
-    });
-    for (int i = 0; i < n; ++i) reach[i][i] = true;
-    for (int k = 0; k < n; ++k)  // transitive closure: groups are small
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) reach[i][j] = reach[i][j] || (reach[i][k] && reach[k][j]);
-    std::vector<int> component(n, -1);
+    Reach reach = reachability(group, deps);
     std::vector<std::vector<int>> parts;
-    for (int i = 0; i < n; ++i) {
-      if (component[i] >= 0) continue;
+    std::set<int> placed;
+    for (int s : group) {
+      if (placed.count(s)) continue;
       parts.emplace_back();
-      for (int j = i; j < n; ++j)
-        if (reach[i][j] && reach[j][i]) component[j] = static_cast<int>(parts.size()) - 1, parts.back().push_back(j);
+      for (int t : group)
+        if (reach.reaches[reach.position.at(s)][reach.position.at(t)] &&
+            reach.reaches[reach.position.at(t)][reach.position.at(s)])
+          parts.back().push_back(t), placed.insert(t);
     }
-    // Kahn's algorithm, the earliest statement first among the ready parts.
-    int p = static_cast<int>(parts.size());
-    std::vector<int> before(p, 0);
-    auto edge = [&](int a, int b) { return a != b && reach[parts[a][0]][parts[b][0]]; };
-    for (int a = 0; a < p; ++a)
-      for (int b = 0; b < p; ++b) before[b] += edge(a, b) ? 1 : 0;
-    std::vector<std::vector<int>> ordered;
-    std::vector<bool> placed(p, false);
-    for (int k = 0; k < p; ++k) {
-      int next = -1;
-      for (int a = 0; a < p && next < 0; ++a)
-        if (!placed[a] && before[a] == 0) next = a;
-      placed[next] = true;
-      for (int b = 0; b < p; ++b) before[b] -= edge(next, b) ? 1 : 0;
-      std::vector<int> members;
-      for (int m : parts[next]) members.push_back(group[m]);
-      ordered.push_back(members);
-    }
-    return ordered;
+    return ordered(parts, reach);
   }
 
   std::string names(const std::vector<int>& group) const {
@@ -553,8 +695,10 @@ class Run {
   isl::ctx ctx_;
   std::map<std::string, int> index_;
   std::vector<std::vector<std::vector<int64_t>>> flat_;  // per statement: flatDirections
+  int64_t longestLoop_ = 1;
   isl::union_set domain_;
   std::string explanation_;
+  std::set<std::string> tooHard_;  // groups whose row programs ran out of operations (said once)
 };
 
 class TesselScheduler final : public Scheduler {

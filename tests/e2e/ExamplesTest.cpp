@@ -1,6 +1,7 @@
 // Every example, at its default sizes and at the awkward shapes listed in
 // example_shapes.txt (1, 7, 13, 127, primes), compiled with every fusion
-// strategy, and with small tiles forced on two levels, and checked against the
+// strategy, with small tiles forced on two levels, and with Tessel's own
+// scheduler (which must not fall back to isl's), and checked against the
 // reference interpreter. The benchmarks' sub-graphs and image pipelines
 // (bench/programs, listed there by path) run at their listed shapes only
 // (their defaults are benchmark-sized), also under basteln with small tiles
@@ -31,6 +32,7 @@ struct ExampleCase {
   std::string tiles;  // a tiling policy forced on every statement ("" = Auto Tiling)
   double redundancy = driver::CompileOptions{}.bastelnRedundancy;
   bool tinyCaches = false;  // caches so small that even these shapes get Auto Tiling's and basteln's tiles
+  driver::CompileOptions::Scheduler scheduler = driver::CompileOptions::Scheduler::Isl;
 };
 
 // Small tiles that leave partial tiles at every awkward size, on two levels.
@@ -84,12 +86,17 @@ std::vector<ExampleCase> allCases() {
                    driver::Fusion::Basteln})
       cases.push_back({file, sizes, f, caseLabel(file, sizes, driver::fusionName(f)), ""});
     cases.push_back({file, sizes, driver::Fusion::Smart, caseLabel(file, sizes, "small_tiles"), kSmallTiles});
+    // Tessel's own scheduler, its schedule checked against the dependences by the compiler.
+    cases.push_back({file, sizes, driver::Fusion::Smart, caseLabel(file, sizes, "tessel_scheduler"), "",
+                     driver::CompileOptions{}.bastelnRedundancy, false, driver::CompileOptions::Scheduler::Tessel});
     // 100%: every producer the tiles can take is recomputed, however small the tiles.
     if (file.rfind("examples/", 0) != 0) {
       cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_small_tiles"),
                        kSmallTiles, 1.0});
       cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_tiny_caches"),
                        "", 1.0, true});
+      cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_tessel_scheduler"),
+                       "", 1.0, true, driver::CompileOptions::Scheduler::Tessel});
     }
   }
   return cases;
@@ -107,9 +114,11 @@ TEST_P(Examples, MatchesInterpreter) {
   driver::CompileOptions options;
   options.fusion = c.fusion;
   options.bastelnRedundancy = c.redundancy;
+  options.scheduler = c.scheduler;
   if (!c.tiles.empty()) options.tiles = tile::parseTilePolicy(c.tiles, "test");
   if (c.tinyCaches) options.hardware = target::withCaches(target::detectHost(), 4096, 16384, 2);
   driver::CompiledProgram cp = driver::compile(program, options);
+  for (const auto& w : cp.warnings) EXPECT_EQ(w.find("Tessel's scheduler"), std::string::npos) << w;
   runtime::RunOptions ro;
   ro.check = true;
   ro.threads = c.tiles.empty() && !c.tinyCaches ? 0 : 2;
