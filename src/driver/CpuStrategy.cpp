@@ -4,6 +4,7 @@
 #include "fuse/Basteln.h"
 #include "fuse/FuseOuterLoops.h"
 #include "fuse/GroupQuasiIdentity.h"
+#include "poly/Print.h"
 #include "schedule/CheckSchedule.h"
 #include "schedule/MarkParallel.h"
 #include "target/cpu/ContractTemporaries.h"
@@ -68,7 +69,8 @@ isl::schedule scheduleProgram(PassContext& c) {
   }
   std::string violation = schedule::scheduleViolation(c.scop, r.tree);
   if (!violation.empty())
-    throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " + violation);
+    throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " + violation +
+                                        "; the schedule:\n" + poly::scheduleToYaml(r.tree));
   return r.tree;
 }
 

@@ -13,6 +13,7 @@
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "front/Frontend.h"
+#include "fuzz/RandomConstraints.h"
 #include "fuzz/RandomScheme.h"
 #include "runtime/Hash.h"
 #include "runtime/Runner.h"
@@ -94,12 +95,27 @@ std::vector<Combination> optionMatrix() {
   unfused.label = "fusion=none tiling=auto(tiny caches) threads=2";
   m.push_back(unfused);
   // The micro-kernel path (paper 002): the contraction with a random scheme.
-  Combination schemed = *std::find_if(m.begin(), m.end(), [](const Combination& c) {
-    return c.label == "fusion=basteln tiling=auto(tiny caches) threads=2";
-  });
+  auto labelled = [&m](const std::string& label) {
+    return *std::find_if(m.begin(), m.end(), [&](const Combination& c) { return c.label == label; });
+  };
+  Combination schemed = labelled("fusion=basteln tiling=auto(tiny caches) threads=2");
   schemed.randomScheme = true;
   schemed.label = "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2";
   m.push_back(schemed);
+  // Tessel's own scheduler (paper 004), alone and steered by random constraints.
+  Combination tesselSmart = labelled("fusion=smart tiling=auto(tiny caches) threads=2");
+  tesselSmart.options.scheduler = driver::CompileOptions::Scheduler::Tessel;
+  tesselSmart.label = "scheduler=tessel " + tesselSmart.label;
+  m.push_back(tesselSmart);
+  Combination tesselBasteln =
+      labelled("fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
+  tesselBasteln.options.scheduler = driver::CompileOptions::Scheduler::Tessel;
+  tesselBasteln.label = "scheduler=tessel " + tesselBasteln.label;
+  m.push_back(tesselBasteln);
+  Combination steered = tesselSmart;
+  steered.randomConstraints = true;
+  steered.label = "scheduler=tessel constraints=random fusion=smart tiling=auto(tiny caches) threads=2";
+  m.push_back(steered);
   return m;
 }
 
@@ -151,6 +167,9 @@ ComboResult runOne(const std::string& tc, const Combination& c) {
       options.scheme.text =
           randomScheme(p, runtime::fnv1a64(tc),
                        target::vectorIsa(options.hardware ? *options.hardware : target::detectHost()));
+    if (c.randomConstraints)
+      options.scheduleConstraints =
+          driver::CompileOptions::ConstraintsFile{"random-constraints", randomConstraintTree(p, runtime::fnv1a64(tc))};
     driver::CompiledProgram cp = driver::compile(p, options);
     runtime::RunOptions ro;
     ro.check = true;

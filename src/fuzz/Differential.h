@@ -21,6 +21,8 @@ struct Combination {
   int threads = 1;
   // The program's contraction gets a random valid scheme (fuzz/RandomScheme.h).
   bool randomScheme = false;
+  // Tessel's scheduler steered by a random constraint tree (fuzz/RandomConstraints.h).
+  bool randomConstraints = false;
 };
 
 // Every option combination that exists: fusion strategies x {untiled scalar

@@ -53,8 +53,13 @@ std::vector<LinearConstraint> farkasConstraints(const isl::set& points) {
   // A form is non-negative on a set exactly when it is on the set's convex
   // hull, whose dual has far fewer constraints than the union of the
   // dependence's pieces (padded convolutions: thousands).
-  isl_basic_set* hull = isl_set_convex_hull(isl_set_coalesce(points.copy()));
+  // Existential variables (a dependence through i % 2) are dropped first:
+  // isl's coefficients refuse them, and a form non-negative on the larger
+  // set is so on the dependence (conservative, never wrong).
+  isl_basic_set* hull = isl_set_convex_hull(isl_set_coalesce(isl_set_remove_divs(points.copy())));
   isl_basic_set* coefficients = isl_basic_set_flatten(isl_basic_set_coefficients(hull));
+  // Never read a failure as "no constraint": that would let every row through.
+  if (!coefficients) isl::exception::throw_last_error(points.ctx());
   std::vector<LinearConstraint> out;
   isl_basic_set_foreach_constraint(
       coefficients,
@@ -76,6 +81,7 @@ std::vector<LinearConstraint> farkasConstraints(const isl::set& points) {
 
 std::vector<std::vector<int64_t>> flatDirections(const isl::set& domain) {
   isl_basic_set* hull = isl_set_affine_hull(domain.copy());
+  if (!hull) isl::exception::throw_last_error(domain.ctx());
   std::vector<std::vector<int64_t>> out;
   isl_basic_set_foreach_constraint(
       hull,

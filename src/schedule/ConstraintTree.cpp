@@ -1,5 +1,6 @@
 #include "schedule/ConstraintTree.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <sstream>
@@ -126,7 +127,13 @@ class TreeParser {
       if (std::isdigit(static_cast<unsigned char>(peek()))) {
         factor = integer(termLoc);
         number = true;
+        // "2C.k" and "2 * C.k" multiply; "1 C.k" is a constant and then a mistake.
+        bool adjacent = identStart(peek());
         skipBlank(false);
+        if (!adjacent && peek() != '*' && identStart(peek())) {
+          s.constant += sign * factor;
+          return s;
+        }
         if (peek() == '*') {
           advance();
           skipBlank(false);
@@ -198,14 +205,27 @@ class TreeParser {
     return ref;
   }
 
+  // A half-precision reduction into X is compiled as one into an f32 X_acc
+  // (te/WidenAccumulators.h), then copied: the user's X is the reduction.
+  static bool accumulatorOf(const std::string& output, const std::string& name) {
+    std::string base = name + "_acc";
+    if (output.compare(0, base.size(), base) != 0) return false;
+    return std::all_of(output.begin() + static_cast<long>(base.size()), output.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  }
+
   int statementNamed(const std::string& name, bool init, const SourceLoc& at) const {
+    int byTensor = -1;
     for (size_t s = 0; s < scop_.statements.size(); ++s) {
       const auto& st = scop_.statements[s];
       if (!init && st.name == name) return static_cast<int>(s);
-      if (scop_.program->stages[st.stage].output != name) continue;
+      const std::string& output = scop_.program->stages[st.stage].output;
       bool isInit = st.kind == poly::StatementKind::Init;
-      if (isInit == init) return static_cast<int>(s);
+      if (isInit != init) continue;
+      if (accumulatorOf(output, name)) return static_cast<int>(s);
+      if (output == name && byTensor < 0) byTensor = static_cast<int>(s);
     }
+    if (byTensor >= 0) return byTensor;
     std::string known;
     for (const auto& st : scop_.statements) {
       std::string tensor = scop_.program->stages[st.stage].output;

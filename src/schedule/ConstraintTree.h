@@ -19,9 +19,9 @@
 // A coefficient is STATEMENT.ITERATOR (the coefficient of that iterator in
 // the row of the node's depth), STATEMENT.1 (the row's constant), or either
 // followed by @ROW for a row above (a constraint across rows). Statements are
-// named by the tensor their TC statement writes (a reduction's update; its
-// initialization is TENSOR.init) or by their isl name (S0, S1, ...), as
-// --dump-after prints them. Constraints are linear (integer multiples, '+'
+// named by the tensor their TC statement writes (a reduction's update, also
+// when a half-precision one accumulates in f32; its initialization is
+// TENSOR.init) or by their isl name (S0, S1, ...), as --dump-after prints them. Constraints are linear (integer multiples, '+'
 // and '-') compared with '=', '>=' or '<='; they end at ';' or a line's end.
 // `coincident` requires the row to carry no dependence (a parallel loop);
 // `permutable` requires it to extend the band of the row above.

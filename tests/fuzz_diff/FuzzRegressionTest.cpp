@@ -336,4 +336,20 @@ def fuzz(float(N1,N0,N3) I0, float(N0) I1, float(N3) I2) -> (T3, T4) {
                            "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2");
 }
 
+// Tessel's scheduler fused T3 into T2's band with T3 at r0 = 0, running it
+// before the reduction into T2(0, 0) ended: the dependence through
+// T2(i0, i0 % 2) has an existential variable, isl's coefficients refused
+// it, and the failure read as "no constraint". Existentials are now
+// dropped first (a conservative superset) and a failure throws. The
+// independent schedule check caught it.
+TEST(FuzzRegression, Seed14142255364845765698) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=2 N1=5
+def fuzz(float(N1,N1,N0) I0, float(N1) I1) -> (T3) {
+  T2(i0, i1) +=! ((fabs(I1(i0)) + tanh(I1(i0))) - fabs(I1(i1 + r0))) where i0 in 0:N1, i1 in 0:N0, r0 in 0:N1 - N0 + 1
+  T3(i0) = T2(i0, i0 % 2) * T2(0, 0) where i0 in 0:N1
+}
+)TC",
+                           "scheduler=tessel fusion=smart tiling=auto(tiny caches) threads=2");
+}
+
 }  // namespace tessel::fuzz

@@ -11,6 +11,7 @@
 
 #include "../support/RowPrograms.h"
 #include "fuzz/Fuzzer.h"
+#include "fuzz/RandomConstraints.h"
 #include "fuzz/RandomScheme.h"
 #include "target/DetectHost.h"
 
@@ -69,17 +70,22 @@ TEST(Fuzz, GeneratedProductsAreWellConditioned) {
   EXPECT_GT(products, 0);
 }
 
-TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingAndThreadCount) {
+TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingThreadCountAndScheduler) {
   auto m = optionMatrix();
-  EXPECT_EQ(m.size(), 15u);
+  EXPECT_EQ(m.size(), 18u);
   EXPECT_EQ(m.front().label, "fusion=min tiling=off vectorize=off threads=1");
   EXPECT_EQ(m[1].label, "fusion=min tiling=auto(tiny caches) threads=2");
   EXPECT_EQ(m[8].label, "fusion=max tiles=small promote=all stream-stores=always threads=2");
   EXPECT_EQ(m[11].label, "fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
   EXPECT_EQ(m[12].label, "fusion=basteln inline=on tiling=auto(tiny caches) threads=2");
   EXPECT_EQ(m[13].label, "fusion=none tiling=auto(tiny caches) threads=2");
-  EXPECT_EQ(m.back().label, "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2");
-  EXPECT_TRUE(m.back().randomScheme);
+  EXPECT_EQ(m[14].label, "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2");
+  EXPECT_TRUE(m[14].randomScheme);
+  EXPECT_EQ(m[15].label, "scheduler=tessel fusion=smart tiling=auto(tiny caches) threads=2");
+  EXPECT_EQ(m[16].label, "scheduler=tessel fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
+  EXPECT_EQ(m.back().label, "scheduler=tessel constraints=random fusion=smart tiling=auto(tiny caches) threads=2");
+  EXPECT_TRUE(m.back().randomConstraints);
+  EXPECT_EQ(m.back().options.scheduler, driver::CompileOptions::Scheduler::Tessel);
 }
 
 TEST(Fuzz, RandomSchemesAreValidAndMatchTheInterpreter) {
@@ -111,6 +117,23 @@ TEST(Fuzz, RandomSchemesAreValidAndMatchTheInterpreter) {
       randomScheme(front::testing::lowerText("# sizes: N=4\ndef f(float(N) A) -> (B) {\n  B(i) = A(i)\n}\n"),
                    1, isa),
       "");
+}
+
+// Random constraint trees parse against their program, and Tessel's
+// scheduler steered by them (backtracking, fallbacks) stays correct.
+TEST(Fuzz, RandomConstraintTreesSteerTesselsSchedulerCorrectly) {
+  Combination steered = optionMatrix().back();
+  int steeredPrograms = 0;
+  for (int i = 0; i < 4; ++i) {
+    std::string text = render(generateProgram(programSeed(12, i)));
+    te::Program p = front::testing::lowerText(text);
+    std::string tree = randomConstraintTree(p, static_cast<uint64_t>(i));
+    ASSERT_NE(tree.find("row {"), std::string::npos) << tree;
+    for (const auto& r : checkProgram(text, {steered}, 120))
+      EXPECT_EQ(r.verdict, Verdict::Pass) << r.combination << ": " << r.detail << "\n" << text;
+    ++steeredPrograms;
+  }
+  EXPECT_EQ(steeredPrograms, 4);
 }
 
 TEST(Fuzz, GeneratedProgramsPass) {

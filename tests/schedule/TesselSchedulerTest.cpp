@@ -185,5 +185,85 @@ TEST(TesselScheduler, Fig3TreeFusesWithJInnermost) {
       isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(k)] }").intersect_domain(y)));
 }
 
+
+// Pluto's independence constraints: the complement of the rows found so
+// far; a unit row leaves the other unit vectors, a skewed one the
+// projection's rows (scaled to integers).
+TEST(CoefficientIlp, OrthogonalComplement) {
+  using Rows = std::vector<std::vector<int64_t>>;
+  EXPECT_EQ(schedule::orthogonalComplement({}, 2), (Rows{{1, 0}, {0, 1}}));
+  EXPECT_EQ(schedule::orthogonalComplement({{1, 0, 0}}, 3), (Rows{{0, 1, 0}, {0, 0, 1}}));
+  EXPECT_EQ(schedule::orthogonalComplement({{1, 1}}, 2), (Rows{{1, -1}, {-1, 1}}));
+  EXPECT_TRUE(schedule::orthogonalComplement({{1, 0}, {0, 1}}, 2).empty());
+  EXPECT_EQ(schedule::rank({{1, 0}, {2, 0}, {0, 0}}, 2), 1);
+  EXPECT_TRUE(schedule::orthogonalComplement({{1, 0}, {2, 0}, {0, 1}}, 2).empty());  // dependent rows
+}
+
+// Farkas' lemma through isl: c0 + c1 x >= 0 on 0 <= x <= 3 exactly when
+// c0 >= 0 and c0 + 3 c1 >= 0; and the lexicographic minimum of a program.
+TEST(CoefficientIlp, FarkasAndLexicographicMinimum) {
+  poly::IslContext ctx;
+  auto farkas = schedule::farkasConstraints(isl::set(ctx.ctx(), "{ [x] : 0 <= x <= 3 }"));
+  auto holds = [&](int64_t c0, int64_t c1) {
+    for (const auto& c : farkas) {
+      int64_t v = c.constant + c.coefficients[0] * c0 + c.coefficients[1] * c1;
+      if (c.equality ? v != 0 : v < 0) return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(holds(0, 0));
+  EXPECT_TRUE(holds(3, -1));
+  EXPECT_FALSE(holds(2, -1));
+  EXPECT_FALSE(holds(-1, 5));
+  // min (a, b) lexicographically with a + b >= 3, a <= 1, b >= 0, a >= 0: (0, 3).
+  std::vector<schedule::LinearConstraint> program = {
+      {{1, 1}, -3, false}, {{-1, 0}, 1, false}, {{0, 1}, 0, false}, {{1, 0}, 0, false}};
+  auto r = schedule::lexicographicMinimum(ctx.ctx(), 2, program);
+  ASSERT_TRUE(r.point);
+  EXPECT_EQ(*r.point, (std::vector<int64_t>{0, 3}));
+  program.push_back({{0, -1}, 1, false});  // b <= 1: infeasible
+  EXPECT_FALSE(schedule::lexicographicMinimum(ctx.ctx(), 2, program).point);
+}
+
+// A fixed dimension (n = 0 in a batch-1 convolution) needs no row: isl's
+// schedules skip it, and so does Tessel's.
+TEST(TesselScheduler, FixedDimensionsGetNoRow) {
+  poly::IslContext ctx;
+  auto flat = schedule::flatDirections(isl::set(ctx.ctx(), "{ S0[n, h] : n = 0 and 0 <= h <= 9 }"));
+  ASSERT_EQ(flat.size(), 1u);
+  EXPECT_EQ(flat[0][1], 0);
+  EXPECT_NE(flat[0][0], 0);
+  te::Program p = programFrom("examples/conv_bias_relu.tc");
+  poly::Scop scop = poly::extractScop(ctx.ctx(), p);
+  auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart);
+  isl::schedule_node top = r.tree.root().child(0);
+  ASSERT_TRUE(top.isa<isl::schedule_node_band>());
+  EXPECT_EQ(top.as<isl::schedule_node_band>().n_member(), 4u);  // k, h, w, c: not n
+}
+
+// Constraint trees print back in their text form, with isl names, and an
+// alternative that cannot hold gives way to the next one.
+TEST(ConstraintTree, PrintsAndFallsBackToTheNextAlternative) {
+  poly::IslContext ctx;
+  te::Program p = programFrom("examples/matmul.tc", {{"M", 5}, {"N", 4}, {"K", 3}});
+  poly::Scop scop = poly::extractScop(ctx.ctx(), p);
+  // k outermost for C's update while C.init has no k: first alternative asks
+  // row 0 to carry nothing with k, which the reduction forbids.
+  auto tree = schedule::parseConstraintTree("row { C.k = 1; coincident }\nrow { C.n = 1 }\n", "t", scop);
+  EXPECT_EQ(tree.toString(scop), "  row {\n    S1.k - 1 = 0\n    coincident\n  }\n  row {\n    S1.n - 1 = 0\n  }\n");
+  auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &tree);
+  EXPECT_EQ(schedule::scheduleViolation(scop, r.tree), "");
+  EXPECT_NE(r.explanation.find("branch 2 holds"), std::string::npos) << r.explanation;
+  isl::union_set update(scop.statement("S1").domain);
+  auto first = r.tree.root().child(0).as<isl::schedule_node_band>().get_partial_schedule().at(0);
+  EXPECT_TRUE(first.intersect_domain(update).plain_is_equal(
+      isl::union_pw_aff(ctx.ctx(), "{ S1[m, n, k] -> [(n)] }").intersect_domain(update)));
+  // The only alternative cannot hold: the schedule is computed without the tree.
+  auto impossible = schedule::parseConstraintTree("row { C.k = 1; coincident }\n", "t", scop);
+  auto plain = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &impossible);
+  EXPECT_NE(plain.explanation.find("no branch of the constraint tree holds"), std::string::npos) << plain.explanation;
+  EXPECT_EQ(schedule::scheduleViolation(scop, plain.tree), "");
+}
+
 }  // namespace
 }  // namespace tessel
