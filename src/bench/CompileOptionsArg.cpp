@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
-    "fusion=none|min|smart|max|basteln, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
+    "fusion=none|min|smart|max|basteln, scheduler=isl|tessel, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
     "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, constant-inputs=all|NAME+NAME or tiles=POLICY";
 
@@ -36,7 +36,7 @@ std::string lineOf(const std::string& text, int line) {
 
 class OptionListParser {
  public:
-  explicit OptionListParser(const std::string& text) : text_(text) {}
+  OptionListParser(const std::string& text, const std::string& origin) : text_(text), origin_(origin) {}
 
   driver::CompileOptions parse() {
     driver::CompileOptions options;
@@ -47,7 +47,7 @@ class OptionListParser {
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
-      if (key != "fusion" && key != "redundancy" && key != "tiling" && key != "vectorize" &&
+      if (key != "fusion" && key != "scheduler" && key != "redundancy" && key != "tiling" && key != "vectorize" &&
           key != "promote" && key != "stream-stores" && key != "inline" && key != "tiles" &&
           key != "scheme" && key != "scheme-budget" && key != "constant-inputs")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
@@ -57,6 +57,8 @@ class OptionListParser {
       std::string value = text_.substr(valueStart, valueEnd - valueStart);
       if (key == "fusion") {
         options.fusion = located(valueStart, [&] { return driver::parseFusion(value); });
+      } else if (key == "scheduler") {
+        options.scheduler = located(valueStart, [&] { return driver::parseScheduler(value); });
       } else if (key == "redundancy") {
         options.bastelnRedundancy =
             located(valueStart, [&] { return driver::parsePercent(value, "redundancy"); });
@@ -82,9 +84,9 @@ class OptionListParser {
         // A scheme (for a one-program suite) runs to the next KEY=, like a policy; its syntax is checked
         // here.
         if (!tune::asksForSearch(value))
-          microkernel::parseScheme(text_.substr(0, valueEnd), kOrigin,
+          microkernel::parseScheme(text_.substr(0, valueEnd), origin_,
                                    valueStart + microkernel::splitSelection(value).second);
-        options.scheme.origin = kOrigin;
+        options.scheme.origin = origin_;
         options.scheme.text = value;
       } else if (key == "constant-inputs") {
         options.constantInputs =
@@ -130,7 +132,7 @@ class OptionListParser {
     return end;
   }
 
-  SourceLoc locationOf(size_t offset) const { return locationInText(kOrigin, text_, offset); }
+  SourceLoc locationOf(size_t offset) const { return locationInText(origin_, text_, offset); }
 
   [[noreturn]] void failAt(const SourceLoc& loc, const std::string& reason) const {
     throw UserError(loc, reason, lineOf(text_, loc.line));
@@ -154,7 +156,7 @@ class OptionListParser {
   SourceLoc inText(const SourceLoc& inPolicy, size_t valueStart) const {
     SourceLoc value = locationOf(valueStart);
     if (!inPolicy.known()) return value;
-    return {kOrigin, value.line + inPolicy.line - 1,
+    return {origin_, value.line + inPolicy.line - 1,
             inPolicy.line == 1 ? value.col + inPolicy.col - 1 : inPolicy.col};
   }
 
@@ -166,7 +168,7 @@ class OptionListParser {
     }
     tile::TilePolicy policy;
     try {
-      policy = tile::parseTilePolicy(value, kOrigin);
+      policy = tile::parseTilePolicy(value, origin_);
     } catch (const UserError& e) {
       failAt(inText(e.loc(), valueStart), e.reason());
     }
@@ -179,12 +181,13 @@ class OptionListParser {
   }
 
   const std::string& text_;
+  std::string origin_;
 };
 
 }  // namespace
 
-driver::CompileOptions parseCompileOptionsArg(const std::string& text) {
-  return OptionListParser(text).parse();
+driver::CompileOptions parseCompileOptionsArg(const std::string& text, const std::string& origin) {
+  return OptionListParser(text, origin).parse();
 }
 
 UserError withCompileOptionsLine(const UserError& e, const std::string& text) {

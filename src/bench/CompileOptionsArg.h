@@ -2,6 +2,7 @@
 // built with, as KEY=VALUE items separated by spaces or commas:
 //
 //   fusion=none|min|smart|max|basteln  the fusion strategy (as --fusion)
+//   scheduler=isl|tessel     the scheduler (as --scheduler)
 //   redundancy=PERCENT       basteln's recomputation limit (as --basteln-redundancy)
 //   tiling=auto|off          Auto Tiling for bands the tile policy leaves (as --tiling)
 //   vectorize=on|off         SIMD code for the loops that allow it (as --vectorize)
@@ -20,7 +21,8 @@
 
 namespace tessel::bench {
 
-driver::CompileOptions parseCompileOptionsArg(const std::string& text);
+// `origin` names the option in messages ("--options", "--versus").
+driver::CompileOptions parseCompileOptionsArg(const std::string& text, const std::string& origin = "--options");
 
 // `e` shown with its line of `text` when it is located in the --options text
 // without one (the compiler's errors about the policy); else `e` unchanged.

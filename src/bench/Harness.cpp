@@ -100,6 +100,22 @@ class TesselKernel {
   const SuiteCase& case_;
 };
 
+// Tessel under the --versus options, as a contestant next to the peers.
+class TesselVersus final : public PreparedPeer {
+ public:
+  explicit TesselVersus(std::unique_ptr<TesselKernel> kernel) : kernel_(std::move(kernel)) {}
+  void run() override { kernel_->run(); }
+  std::vector<runtime::Buffer> outputs() override {
+    std::vector<runtime::Buffer> out;
+    for (const auto& b : kernel_->outputs()) out.push_back(b.clone());
+    return out;
+  }
+  void setThreads(int threads) const { kernel_->setThreads(threads); }
+
+ private:
+  std::unique_ptr<TesselKernel> kernel_;
+};
+
 // What every contestant's outputs are compared with: the interpreter's
 // outputs when the case is small enough to interpret, else Tessel's.
 struct Reference {
@@ -250,6 +266,25 @@ class CaseRunner {
     return slot;
   }
 
+  PeerSlot prepareVersus(int threads) {
+    PeerSlot slot;
+    slot.result.peer = "tessel[" + options_.versus->text + "]";
+    driver::CompileOptions o = options_.versus->compile;
+    o.hardware = hw_;
+    o.schemeThreads = threads;
+    auto versus = std::make_unique<TesselVersus>(std::make_unique<TesselKernel>(program_, o, inputs_, case_));
+    versus->setThreads(threads);
+    versus->run();
+    std::string mismatch = compareOutputs(program_, versus->outputs(), reference_);
+    if (!mismatch.empty()) {
+      slot.result.status = reference_.interpreted ? PeerStatus::Wrong : PeerStatus::Differs;
+      slot.result.message = mismatch;
+      return slot;
+    }
+    slot.prepared = std::move(versus);
+    return slot;
+  }
+
   CaseResult runWithThreads(TesselKernel& kernel, int threads, const std::string& check) {
     CaseResult r;
     r.name = case_.name;
@@ -266,6 +301,7 @@ class CaseRunner {
     // Prepared after the thread count is set: libraries size their blocking by it.
     std::vector<PeerSlot> slots;
     for (const auto& peer : case_.peers) slots.push_back(preparePeer(peer));
+    if (options_.versus) slots.push_back(prepareVersus(threads));
     // Tessel's result may depend on the thread count too.
     kernel.run();
     if (reference_.interpreted && r.check == "pass") {

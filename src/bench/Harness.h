@@ -29,6 +29,14 @@ struct BenchOptions {
   std::vector<int> threads;  // empty = 1 and all cores
   TimingOptions timing;
   driver::CompileOptions compile;  // its `hardware` is replaced by the machine runBench is given
+  // Tessel again under other options, timed side by side with the peers as
+  // the contestant "tessel[TEXT]" (a scheduler or fusion strategy against
+  // another in one run). TEXT is as --options gives it.
+  struct Versus {
+    std::string text;
+    driver::CompileOptions compile;
+  };
+  std::optional<Versus> versus;
   // Cases whose statement instances exceed this are not interpreted (it
   // would take minutes): Tessel and the peers are then compared with each
   // other only. About 3e7 instances per second.

@@ -34,6 +34,7 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_TRUE(o.tiles.statements[0].dims[1].levels.empty());  // '*'
   EXPECT_EQ(o.tiles.statements[1].dims.size(), 1u);
   EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, driver::Fusion::Max);
+  EXPECT_EQ(parseCompileOptionsArg("scheduler=tessel fusion=max").scheduler, driver::CompileOptions::Scheduler::Tessel);
   driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);
@@ -79,6 +80,7 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"fusion", 1, 1, "expected KEY=VALUE, not 'fusion'"},
       {"fusion=min unroll=4", 1, 12, "unknown option 'unroll' (expected fusion=none|min|smart|max"},
       {"fusion=most", 1, 8, "unknown fusion strategy 'most'"},
+      {"fusion=min scheduler=pluto", 1, 22, "unknown scheduler 'pluto' (expected isl or tessel)"},
       {"fusion=", 1, 8, "unknown fusion strategy ''"},
       {"tiling=on", 1, 8, "bad tiling 'on' (expected tiling=auto or tiling=off)"},
       {"fusion=min vectorize=yes", 1, 22, "bad vectorize 'yes' (expected vectorize=on or vectorize=off)"},
