@@ -31,7 +31,8 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       ->check(CLI::IsMember({"isl", "tessel"}));
   cmd->add_option("--schedule-constraints", args.scheduleConstraintsFile,
                   "a constraint tree file steering --scheduler tessel: per schedule row, alternative affine "
-                  "constraints on the schedule coefficients (see README)");
+                  "constraints on the schedule coefficients (see README); 'auto': the tree of paper 004's "
+                  "vectorization scenarios for this program and machine");
   cmd->add_option(
          "--tiling", args.tiling,
          "auto: Auto Tiling chooses tile sizes for the caches; off: no tiling except what --tiles asks")
@@ -90,7 +91,9 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   if (!args.scheduleFile.empty())
     o.schedule = driver::CompileOptions::ScheduleFile{args.scheduleFile, readTextFile(args.scheduleFile)};
   o.scheduler = driver::parseScheduler(args.scheduler);
-  if (!args.scheduleConstraintsFile.empty())
+  if (args.scheduleConstraintsFile == "auto")
+    o.scheduleConstraints = driver::CompileOptions::ConstraintsFile{"auto", "", true};
+  else if (!args.scheduleConstraintsFile.empty())
     o.scheduleConstraints = driver::CompileOptions::ConstraintsFile{args.scheduleConstraintsFile,
                                                                     readTextFile(args.scheduleConstraintsFile)};
   o.autoTiling = args.tiling == "auto";

@@ -7,6 +7,7 @@
 #include "poly/Print.h"
 #include "schedule/CheckSchedule.h"
 #include "schedule/MarkParallel.h"
+#include "schedule/VectorScenarios.h"
 #include "target/cpu/ContractTemporaries.h"
 #include "target/cpu/DistributeInnerLoops.h"
 #include "target/cpu/GraftMicroKernels.h"
@@ -54,13 +55,21 @@ isl::schedule scheduleProgram(PassContext& c) {
   so.fusion = schedulerFusion(c.options.fusion);
   so.timeLimit = c.options.scheduleTimeLimit;
   std::optional<schedule::ConstraintTree> constraints;
-  if (c.options.scheduleConstraints) {
+  if (c.options.scheduleConstraints && c.options.scheduleConstraints->automatic) {
+    schedule::ScenarioTarget target;
+    // f32 lanes of the SIMD unit; the scenario's loops should fill them.
+    target.vectorLanes = target::vectorIsa(c.hardware) == "avx512" ? 16 : 8;
+    target.widthLimit = target.vectorLanes;
+    schedule::VectorScenarios scenarios = schedule::buildVectorScenarios(c.scop, target);
+    constraints = std::move(scenarios.tree);
+    c.explain += "schedule: vectorization scenarios (paper 004 Alg. 2):\n" + scenarios.explanation;
+  } else if (c.options.scheduleConstraints) {
     constraints = schedule::parseConstraintTree(c.options.scheduleConstraints->text,
                                                 c.options.scheduleConstraints->origin, c.scop);
-    so.constraints = &*constraints;
     c.explain += "schedule: constraint tree from " + c.options.scheduleConstraints->origin + ":\n" +
                  constraints->toString(c.scop);
   }
+  if (constraints) so.constraints = &*constraints;
   schedule::ScheduleResult r = scheduler->run(c.scop, so);
   c.explain += std::string("schedule: ") + scheduler->name() + "'s scheduler\n" + r.explanation;
   if (!r.fallback.empty()) {

@@ -39,6 +39,9 @@ struct CompileOptions {
   struct ConstraintsFile {
     std::string origin;  // where the text came from, for messages
     std::string text;
+    // "auto": the tree of paper 004's vectorization scenarios
+    // (schedule/VectorScenarios.h), built for the program and the machine.
+    bool automatic = false;
   };
   std::optional<ConstraintsFile> scheduleConstraints;
   std::string dumpAfter;  // name of a pass whose result to keep as text ("" = none)

@@ -112,6 +112,10 @@ std::vector<Combination> optionMatrix() {
   tesselBasteln.options.scheduler = driver::CompileOptions::Scheduler::Tessel;
   tesselBasteln.label = "scheduler=tessel " + tesselBasteln.label;
   m.push_back(tesselBasteln);
+  Combination scenarios = tesselSmart;
+  scenarios.options.scheduleConstraints = driver::CompileOptions::ConstraintsFile{"auto", "", true};
+  scenarios.label = "scheduler=tessel constraints=auto fusion=smart tiling=auto(tiny caches) threads=2";
+  m.push_back(scenarios);
   Combination steered = tesselSmart;
   steered.randomConstraints = true;
   steered.label = "scheduler=tessel constraints=random fusion=smart tiling=auto(tiny caches) threads=2";

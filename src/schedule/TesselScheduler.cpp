@@ -267,17 +267,18 @@ class Run {
   }
 
   // The node's constraints on the row at path.depth, with rows above
-  // replaced by their values. Constraints naming statements outside the
-  // group (scheduled apart after an SCC cut, so no longer sharing loops) do
-  // not apply. False when a constraint on fixed rows only is violated.
+  // replaced by their values. Constraints on statements all outside the
+  // group (scheduled apart after a cut) are left to their own groups. False
+  // when a constraint relates the group to a statement outside it (the
+  // fusion it asks for was cut) or a constraint on fixed rows is violated.
   bool addInfluence(const ConstraintNode& node, const std::vector<int>& group, const RowVariables& v,
                     const Path& path, std::vector<LinearConstraint>& all) const {
     std::map<int, int> position;
     for (size_t i = 0; i < group.size(); ++i) position[group[i]] = static_cast<int>(i);
     for (const auto& c : node.constraints) {
-      bool applies = std::all_of(c.terms.begin(), c.terms.end(),
-                                 [&](const auto& t) { return position.count(t.first.statement) != 0; });
-      if (!applies) continue;
+      auto inGroup = [&](const auto& t) { return position.count(t.first.statement) != 0; };
+      if (std::none_of(c.terms.begin(), c.terms.end(), inGroup)) continue;
+      if (!std::all_of(c.terms.begin(), c.terms.end(), inGroup)) return false;
       LinearConstraint row = v.zero();
       row.constant = c.constant;
       row.equality = c.equality;

@@ -72,7 +72,7 @@ TEST(Fuzz, GeneratedProductsAreWellConditioned) {
 
 TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingThreadCountAndScheduler) {
   auto m = optionMatrix();
-  EXPECT_EQ(m.size(), 18u);
+  EXPECT_EQ(m.size(), 19u);
   EXPECT_EQ(m.front().label, "fusion=min tiling=off vectorize=off threads=1");
   EXPECT_EQ(m[1].label, "fusion=min tiling=auto(tiny caches) threads=2");
   EXPECT_EQ(m[8].label, "fusion=max tiles=small promote=all stream-stores=always threads=2");
@@ -83,6 +83,8 @@ TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingThreadCountAndScheduler) {
   EXPECT_TRUE(m[14].randomScheme);
   EXPECT_EQ(m[15].label, "scheduler=tessel fusion=smart tiling=auto(tiny caches) threads=2");
   EXPECT_EQ(m[16].label, "scheduler=tessel fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
+  EXPECT_EQ(m[17].label, "scheduler=tessel constraints=auto fusion=smart tiling=auto(tiny caches) threads=2");
+  EXPECT_TRUE(m[17].options.scheduleConstraints->automatic);
   EXPECT_EQ(m.back().label, "scheduler=tessel constraints=random fusion=smart tiling=auto(tiny caches) threads=2");
   EXPECT_TRUE(m.back().randomConstraints);
   EXPECT_EQ(m.back().options.scheduler, driver::CompileOptions::Scheduler::Tessel);

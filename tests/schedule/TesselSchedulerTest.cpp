@@ -16,6 +16,7 @@
 #include "schedule/ConstraintTree.h"
 #include "schedule/Scheduler.h"
 #include "schedule/TreeQueries.h"
+#include "schedule/VectorScenarios.h"
 
 namespace tessel {
 namespace {
@@ -263,6 +264,51 @@ TEST(ConstraintTree, PrintsAndFallsBackToTheNextAlternative) {
   auto plain = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &impossible);
   EXPECT_NE(plain.explanation.find("no branch of the constraint tree holds"), std::string::npos) << plain.explanation;
   EXPECT_EQ(schedule::scheduleViolation(scop, plain.tree), "");
+}
+
+// Paper 004 Alg. 2 on its running example: Y's best scenario has j (stride 1
+// in C and D, a broadcast of B) innermost, then k; X's has k innermost. The
+// tree it builds leads, like the hand-written Fig. 3(b), to fused X and Y
+// with j innermost.
+TEST(VectorScenarios, RunningExampleGetsFig3sSchedule) {
+  poly::IslContext ctx;
+  te::Program p = programFrom("tests/schedule/programs/fused_mul_sub_mul.tc");
+  poly::Scop scop = poly::extractScop(ctx.ctx(), p);
+  schedule::ScenarioTarget target;
+  auto scenarios = schedule::buildVectorScenarios(scop, target);
+  EXPECT_NE(scenarios.explanation.find("scenario 1 (cost"), std::string::npos) << scenarios.explanation;
+  EXPECT_NE(scenarios.explanation.find("S0[i k]"), std::string::npos) << scenarios.explanation;
+  EXPECT_NE(scenarios.explanation.find("S2[i k j]"), std::string::npos) << scenarios.explanation;
+  ASSERT_FALSE(scenarios.tree.empty());
+  auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &scenarios.tree);
+  EXPECT_EQ(r.fallback, "");
+  EXPECT_EQ(schedule::scheduleViolation(scop, r.tree), "");
+  isl::union_set y(scop.statement("S2").domain);
+  EXPECT_TRUE(innermostMember(r.tree, scop, "S2").plain_is_equal(
+      isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(j)] }").intersect_domain(y)));
+  // X and Y share their loops above j.
+  bool fused = false;
+  r.tree.root().foreach_descendant_top_down([&](const isl::schedule_node& node) {
+    if (node.isa<isl::schedule_node_band>() && schedule::statementNames(schedule::nodeDomain(node)) == "S0 S2")
+      fused = true;
+    return true;
+  });
+  EXPECT_TRUE(fused) << r.explanation;
+}
+
+// A transpose: the store's contiguous loop goes innermost (stores weigh 5,
+// loads 3), and a broadcast counts as vectorizable.
+TEST(VectorScenarios, StoresWeighMoreThanLoads) {
+  poly::IslContext ctx;
+  te::Program p = programFrom("examples/transpose.tc", {{"M", 64}, {"N", 48}});
+  poly::Scop scop = poly::extractScop(ctx.ctx(), p);
+  auto scenarios = schedule::buildVectorScenarios(scop, schedule::ScenarioTarget{});
+  EXPECT_NE(scenarios.explanation.find("scenario 1 (cost 11): S0[n m]"), std::string::npos)
+      << scenarios.explanation;
+  auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &scenarios.tree);
+  isl::union_set s0(scop.statement("S0").domain);
+  EXPECT_TRUE(innermostMember(r.tree, scop, "S0").plain_is_equal(
+      isl::union_pw_aff(ctx.ctx(), "{ S0[n, m] -> [(m)] }").intersect_domain(s0)));
 }
 
 }  // namespace
