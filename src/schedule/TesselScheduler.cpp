@@ -81,6 +81,8 @@ struct Outcome {
   // keeping its whole band (isl's smart fusion does the same; the
   // fuse-outer pass shares outer loops again where that costs nothing).
   bool cutAtBandStart = false;
+  // The constraint-tree branches that held on the path that made the tree.
+  std::string explanation;
 };
 
 // What a band under construction holds.
@@ -113,11 +115,11 @@ class Run {
     if (options_.constraints && !options_.constraints->empty()) cursor.alternatives = &options_.constraints->roots;
     Outcome o = scheduleGroup(group, deps, path, cursor);
     if (!o.tree && cursor.alternatives) {
-      explanation_ += "  no branch of the constraint tree holds; scheduled without it\n";
       o = scheduleGroup(group, deps, path, Cursor{});
+      o.explanation = "  no branch of the constraint tree holds; scheduled without it\n";
     }
     if (!o.tree) throw Unschedulable{};
-    explanation = explanation_;
+    explanation = explanation_ + o.explanation;
     return recomputeCoincidence(scop_, *o.tree);
   }
 
@@ -348,7 +350,7 @@ class Run {
         // row of its own (a convolution's input fused by a shift would
         // serialize h and w).
         if (!coincident && !node && fusion_ == FusionStrategy::Smart && cuttingGainsParallelism(group, deps, path)) {
-          if (band.rows > 0) return {std::nullopt, false, true};  // cut where the band starts
+          if (band.rows > 0) return {std::nullopt, false, true, ""};  // cut where the band starts
           return sequence(cut(group, deps, path, cursor), deps, path, cursor);
         }
         auto rows = solveRow(group, edges, path, coincident, node);
@@ -359,14 +361,13 @@ class Run {
         Cursor below;
         if (node) {
           below.branch = cursor.branch + (cursor.branch.empty() ? "" : ".") + std::to_string(a + 1);
-          if (!node->children.empty()) {
-            below.alternatives = &node->children;
-          } else {
-            explanation_ += "  constraint tree: branch " + below.branch + " holds for" + names(group) + "\n";
-          }
+          if (!node->children.empty()) below.alternatives = &node->children;
         }
         Outcome o = extendBand(group, deps, edges, Band{band.firstRow, band.rows + 1}, next, below);
         if (o.cutAtBandStart && band.rows == 0) return sequence(cut(group, deps, path, cursor), deps, path, cursor);
+        // Said only once the whole path below has succeeded (a later failure backtracks).
+        if (o.tree && node && node->children.empty())
+          o.explanation = "  constraint tree: branch " + below.branch + " holds for" + names(group) + "\n" + o.explanation;
         if (o.tree || !o.influenceFailed) return o;
         break;  // this alternative fails deeper: the next one
       }
@@ -375,7 +376,7 @@ class Run {
     // or, for a band with no row, cut the group into its SCCs.
     if (band.rows > 0) return closeBand(group, deps, band, path, cursor);
     bool done = std::all_of(group.begin(), group.end(), [&](int s) { return fullRank(path, s); });
-    if (done && deps.is_empty() && !cursor.alternatives) return {leaf(group), false};
+    if (done && deps.is_empty() && !cursor.alternatives) return {leaf(group), false, false, ""};
     if (cursor.alternatives) {
       // Statements the constraints do not name may block them (a
       // reduction's initialization that must run before every update): run
@@ -385,8 +386,8 @@ class Run {
     }
     auto parts = cut(group, deps, path, cursor);
     if (parts.size() > 1) return sequence(parts, deps, path, cursor);
-    if (cursor.alternatives) return {std::nullopt, true};
-    return {std::nullopt, false};
+    if (cursor.alternatives) return {std::nullopt, true, false, ""};
+    return {std::nullopt, false, false, ""};
   }
 
   Outcome closeBand(const std::vector<int>& group, const isl::union_map& deps, const Band& band, const Path& path,
@@ -428,7 +429,7 @@ class Run {
     isl::multi_union_pw_aff partial(ctx_, os.str());
     isl::schedule_node node = child.tree->root().child(0).insert_partial_schedule(partial);
     auto bandNode = node.as<isl::schedule_node_band>().set_permutable(true);
-    return {bandNode.schedule(), false};
+    return {bandNode.schedule(), false, false, child.explanation};
   }
 
   isl::schedule leaf(const std::vector<int>& group) const {
@@ -443,14 +444,16 @@ class Run {
   Outcome sequence(const std::vector<std::vector<int>>& parts, const isl::union_map& deps, const Path& path,
                    const Cursor& cursor) {
     std::optional<isl::schedule> out;
+    std::string explanation;
     for (const auto& part : parts) {
       isl::union_set instances = isl::union_set::empty(ctx_);
       for (int s : part) instances = instances.unite(isl::union_set(statement(s).domain));
       Outcome o = scheduleGroup(part, deps.intersect_domain(instances).intersect_range(instances), path, cursor);
       if (!o.tree) return o;
       out = out ? isl::manage(isl_schedule_sequence(out->release(), o.tree->release())) : *o.tree;
+      explanation += o.explanation;
     }
-    return {out, false};
+    return {out, false, false, explanation};
   }
 
   // The group cut into its components, then, except under min fusion or
@@ -698,7 +701,7 @@ class Run {
   std::vector<std::vector<std::vector<int64_t>>> flat_;  // per statement: flatDirections
   int64_t longestLoop_ = 1;
   isl::union_set domain_;
-  std::string explanation_;
+  std::string explanation_;        // what holds whatever the path: programs too hard for isl
   std::set<std::string> tooHard_;  // groups whose row programs ran out of operations (said once)
 };
 
