@@ -95,7 +95,8 @@ int benchCommand(const BenchArgs& a) {
   options.timing.minRuns = a.minRuns;
   options.compile = bench::parseCompileOptionsArg(a.compileOptions);
   if (!a.versusOptions.empty())
-    options.versus = bench::BenchOptions::Versus{a.versusOptions, bench::parseCompileOptionsArg(a.versusOptions, "--versus")};
+    options.versus = bench::BenchOptions::Versus{a.versusOptions,
+                                                 bench::parseCompileOptionsArg(a.versusOptions, "--versus")};
   options.checkLimit = a.checkLimit;
   options.seed = a.seed;
 
@@ -140,9 +141,10 @@ CommandRunner addBenchOptions(CLI::App* cmd) {
       "vectorize=on|off, "
       "promote=auto|all|off, inline=on|off, stream-stores=auto|always|off, tiles=POLICY "
       "(or tiles=@FILE; the policy runs to the next KEY=), e.g. \"fusion=min tiles=S_1: 64@L2, 32@L1\"");
-  cmd->add_option("--versus", args->versusOptions,
-                  "Tessel again under these compile options (as --options gives them), timed side by side as the "
-                  "contestant 'tessel[OPTIONS]', e.g. --options scheduler=tessel --versus scheduler=isl");
+  cmd->add_option(
+      "--versus", args->versusOptions,
+      "Tessel again under these compile options (as --options gives them), timed side by side as the "
+      "contestant 'tessel[OPTIONS]', e.g. --options scheduler=tessel --versus scheduler=isl");
   cmd->add_option("--csv", args->csv, "also write the results as CSV to this file");
   cmd->add_option("--json", args->json, "also write the results as JSON to this file");
   cmd->add_option("--check-limit", args->checkLimit,

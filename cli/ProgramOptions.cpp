@@ -25,9 +25,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       "--schedule", args.scheduleFile,
       "use this schedule tree (isl YAML, e.g. edited --dump-after output) instead of the scheduler's; "
       "it is checked against the dependences");
-  cmd->add_option("--scheduler", args.scheduler,
-                  "isl (default): isl's scheduler; tessel: Tessel's own Pluto-style scheduler, which "
-                  "accepts --schedule-constraints (it falls back to isl's, with a warning, where it cannot finish)")
+  cmd->add_option(
+         "--scheduler", args.scheduler,
+         "isl (default): isl's scheduler; tessel: Tessel's own Pluto-style scheduler, which "
+         "accepts --schedule-constraints (it falls back to isl's, with a warning, where it cannot finish)")
       ->check(CLI::IsMember({"isl", "tessel"}));
   cmd->add_option("--schedule-constraints", args.scheduleConstraintsFile,
                   "a constraint tree file steering --scheduler tessel: per schedule row, alternative affine "
@@ -94,8 +95,8 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   if (args.scheduleConstraintsFile == "auto")
     o.scheduleConstraints = driver::CompileOptions::ConstraintsFile{"auto", "", true};
   else if (!args.scheduleConstraintsFile.empty())
-    o.scheduleConstraints = driver::CompileOptions::ConstraintsFile{args.scheduleConstraintsFile,
-                                                                    readTextFile(args.scheduleConstraintsFile)};
+    o.scheduleConstraints = driver::CompileOptions::ConstraintsFile{
+        args.scheduleConstraintsFile, readTextFile(args.scheduleConstraintsFile)};
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
   o.inlineElementwise = args.inlineElementwise == "on";

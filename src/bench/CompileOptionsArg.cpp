@@ -14,9 +14,11 @@ namespace {
 
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
-    "fusion=none|min|smart|max|basteln, scheduler=isl|tessel, redundancy=PERCENT, tiling=auto|off, vectorize=on|off, "
+    "fusion=none|min|smart|max|basteln, scheduler=isl|tessel, redundancy=PERCENT, tiling=auto|off, "
+    "vectorize=on|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
-    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, constant-inputs=all|NAME+NAME or tiles=POLICY";
+    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, constant-inputs=all|NAME+NAME or "
+    "tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -47,9 +49,9 @@ class OptionListParser {
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
-      if (key != "fusion" && key != "scheduler" && key != "redundancy" && key != "tiling" && key != "vectorize" &&
-          key != "promote" && key != "stream-stores" && key != "inline" && key != "tiles" &&
-          key != "scheme" && key != "scheme-budget" && key != "constant-inputs")
+      if (key != "fusion" && key != "scheduler" && key != "redundancy" && key != "tiling" &&
+          key != "vectorize" && key != "promote" && key != "stream-stores" && key != "inline" &&
+          key != "tiles" && key != "scheme" && key != "scheme-budget" && key != "constant-inputs")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;

@@ -22,7 +22,8 @@
 namespace tessel::bench {
 
 // `origin` names the option in messages ("--options", "--versus").
-driver::CompileOptions parseCompileOptionsArg(const std::string& text, const std::string& origin = "--options");
+driver::CompileOptions parseCompileOptionsArg(const std::string& text,
+                                              const std::string& origin = "--options");
 
 // `e` shown with its line of `text` when it is located in the --options text
 // without one (the compiler's errors about the policy); else `e` unchanged.

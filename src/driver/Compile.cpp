@@ -281,8 +281,9 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
       std::none_of(passes.begin(), passes.end(), [](const SchedulePass& p) { return p.isScheduler; }))
     userError(std::string("the ") + strategy.name() + " target has no scheduler for --schedule to replace");
   if (options.scheduleConstraints && options.scheduler != CompileOptions::Scheduler::Tessel)
-    userError("--schedule-constraints steers Tessel's scheduler: add --scheduler tessel (isl's scheduler takes no "
-              "constraints)");
+    userError(
+        "--schedule-constraints steers Tessel's scheduler: add --scheduler tessel (isl's scheduler takes no "
+        "constraints)");
   if (options.scheduleConstraints && options.schedule)
     userError("--schedule-constraints and --schedule do not go together: --schedule replaces the scheduler");
   if (options.schedule && options.inlineElementwise)

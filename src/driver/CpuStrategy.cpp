@@ -78,8 +78,8 @@ isl::schedule scheduleProgram(PassContext& c) {
   }
   std::string violation = schedule::scheduleViolation(c.scop, r.tree);
   if (!violation.empty())
-    throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " + violation +
-                                        "; the schedule:\n" + poly::scheduleToYaml(r.tree));
+    throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " +
+                                        violation + "; the schedule:\n" + poly::scheduleToYaml(r.tree));
   return r.tree;
 }
 
@@ -89,15 +89,14 @@ class CpuStrategy final : public TargetStrategy {
 
   std::vector<SchedulePass> schedulePasses() const override {
     return {
-        {"schedule", true,
-         [](const isl::schedule&, PassContext& c) { return scheduleProgram(c); }},
+        {"schedule", true, [](const isl::schedule&, PassContext& c) { return scheduleProgram(c); }},
         {"basteln-group", false,
          [](const isl::schedule& s, PassContext& c) {
            if (c.options.fusion != Fusion::Basteln) return s;
            schedule::SchedulerOptions so;
            so.timeLimit = c.options.scheduleTimeLimit;
-           return fuse::groupQuasiIdentityNests(c.scop, s, *schedule::makeScheduler(schedulerName(c.options.scheduler)),
-                                                so, c.explain);
+           return fuse::groupQuasiIdentityNests(
+               c.scop, s, *schedule::makeScheduler(schedulerName(c.options.scheduler)), so, c.explain);
          }},
         {"fuse-outer", false,
          [](const isl::schedule& s, PassContext& c) {

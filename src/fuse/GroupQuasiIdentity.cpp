@@ -281,7 +281,8 @@ class QuasiIdentityGrouping {
       if (first.isa<isl::schedule_node_band>()) {
         auto band = first.as<isl::schedule_node_band>();
         if (band.n_member() >= shared && (!parallelBefore || band.member_get_coincident(0))) {
-          how = std::string(scheduler_.name()) + "'s band over the group, " + std::to_string(band.n_member()) + " loops";
+          how = std::string(scheduler_.name()) + "'s band over the group, " +
+                std::to_string(band.n_member()) + " loops";
           return scheduled.tree;
         }
       }

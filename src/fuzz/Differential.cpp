@@ -172,8 +172,8 @@ ComboResult runOne(const std::string& tc, const Combination& c) {
           randomScheme(p, runtime::fnv1a64(tc),
                        target::vectorIsa(options.hardware ? *options.hardware : target::detectHost()));
     if (c.randomConstraints)
-      options.scheduleConstraints =
-          driver::CompileOptions::ConstraintsFile{"random-constraints", randomConstraintTree(p, runtime::fnv1a64(tc))};
+      options.scheduleConstraints = driver::CompileOptions::ConstraintsFile{
+          "random-constraints", randomConstraintTree(p, runtime::fnv1a64(tc))};
     driver::CompiledProgram cp = driver::compile(p, options);
     runtime::RunOptions ro;
     ro.check = true;

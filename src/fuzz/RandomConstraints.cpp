@@ -18,7 +18,8 @@ std::vector<NamedStatement> statementsOf(const te::Program& program) {
   std::set<std::string> seen;
   for (const auto& stage : program.stages) {
     if (!seen.insert(stage.output).second) continue;  // the file names a tensor's first statement
-    if (stage.reduction != te::Reduction::None && stage.init) out.push_back({stage.output + ".init", stage.indices});
+    if (stage.reduction != te::Reduction::None && stage.init)
+      out.push_back({stage.output + ".init", stage.indices});
     std::vector<std::string> all = stage.indices;
     all.insert(all.end(), stage.reductionVars.begin(), stage.reductionVars.end());
     out.push_back({stage.output, all});
@@ -40,7 +41,9 @@ class TreeWriter {
 
  private:
   int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
-  const NamedStatement& anyStatement() { return statements_[static_cast<size_t>(pick(static_cast<int>(statements_.size())))]; }
+  const NamedStatement& anyStatement() {
+    return statements_[static_cast<size_t>(pick(static_cast<int>(statements_.size())))];
+  }
   // STATEMENT.ITERATOR or STATEMENT.1, at this row or (sometimes) one above.
   std::string coefficient(const NamedStatement& s, int depth) {
     std::string c = s.name + ".";

@@ -1,8 +1,8 @@
 #include "schedule/CoefficientIlp.h"
 
+#include <isl/aff.h>
 #include <isl/constraint.h>
 #include <isl/local_space.h>
-#include <isl/aff.h>
 #include <isl/mat.h>
 #include <isl/set.h>
 #include <isl/space.h>
@@ -69,7 +69,8 @@ std::vector<LinearConstraint> farkasConstraints(const isl::set& points) {
         row.equality = isl_constraint_is_equality(c) == isl_bool_true;
         row.constant = valueOf(isl_constraint_get_constant_val(c));
         isl_size n = isl_constraint_dim(c, isl_dim_set);
-        for (int i = 0; i < n; ++i) row.coefficients.push_back(valueOf(isl_constraint_get_coefficient_val(c, isl_dim_set, i)));
+        for (int i = 0; i < n; ++i)
+          row.coefficients.push_back(valueOf(isl_constraint_get_coefficient_val(c, isl_dim_set, i)));
         rows.push_back(std::move(row));
         isl_constraint_free(c);
         return isl_stat_ok;
@@ -93,7 +94,8 @@ std::vector<std::vector<int64_t>> flatDirections(const isl::set& domain) {
             (divs == 0 || isl_constraint_involves_dims(c, isl_dim_div, 0, divs) == isl_bool_false)) {
           std::vector<int64_t> row;
           isl_size n = isl_constraint_dim(c, isl_dim_set);
-          for (int i = 0; i < n; ++i) row.push_back(valueOf(isl_constraint_get_coefficient_val(c, isl_dim_set, i)));
+          for (int i = 0; i < n; ++i)
+            row.push_back(valueOf(isl_constraint_get_coefficient_val(c, isl_dim_set, i)));
           rows.push_back(std::move(row));
         }
         isl_constraint_free(c);
@@ -164,11 +166,13 @@ IlpSolution lexicographicMinimum(isl::ctx ctx, int variables, const std::vector<
   for (const auto& row : constraints) {
     isl_mat*& m = row.equality ? eq : ineq;
     int r = row.equality ? e++ : i++;
-    for (int v = 0; v < variables; ++v) m = isl_mat_set_element_si(m, r, v, static_cast<int>(row.coefficients[v]));
+    for (int v = 0; v < variables; ++v)
+      m = isl_mat_set_element_si(m, r, v, static_cast<int>(row.coefficients[v]));
     m = isl_mat_set_element_si(m, r, variables, static_cast<int>(row.constant));
   }
-  isl_basic_set* set = isl_basic_set_from_constraint_matrices(isl_space_set_alloc(ctx.get(), 0, variables), eq, ineq,
-                                                              isl_dim_set, isl_dim_div, isl_dim_param, isl_dim_cst);
+  isl_basic_set* set =
+      isl_basic_set_from_constraint_matrices(isl_space_set_alloc(ctx.get(), 0, variables), eq, ineq,
+                                             isl_dim_set, isl_dim_div, isl_dim_param, isl_dim_cst);
   isl_ctx* c = ctx.get();
   unsigned long outerQuota = isl_ctx_get_max_operations(c);
   if (operationBudget > 0) {
@@ -271,7 +275,8 @@ Matrix inverse(Matrix m) {
     for (size_t r = 0; r < n; ++r) {
       if (r == col || m[r][col].isZero()) continue;
       Fraction f = m[r][col];
-      for (size_t c = 0; c < n; ++c) m[r][c] = m[r][c] - f * m[col][c], inv[r][c] = inv[r][c] - f * inv[col][c];
+      for (size_t c = 0; c < n; ++c)
+        m[r][c] = m[r][c] - f * m[col][c], inv[r][c] = inv[r][c] - f * inv[col][c];
     }
   }
   return inv;
@@ -283,7 +288,8 @@ int rank(const std::vector<std::vector<int64_t>>& rows, int columns) {
   return static_cast<int>(independentRows(rows, columns).size());
 }
 
-std::vector<std::vector<int64_t>> orthogonalComplement(const std::vector<std::vector<int64_t>>& rows, int columns) {
+std::vector<std::vector<int64_t>> orthogonalComplement(const std::vector<std::vector<int64_t>>& rows,
+                                                       int columns) {
   Matrix b = independentRows(rows, columns);
   size_t r = b.size();
   Matrix projection(columns, std::vector<Fraction>(columns));

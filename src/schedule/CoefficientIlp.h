@@ -83,7 +83,8 @@ struct IlpSolution {
 // statements gave isl a program it did not finish in minutes). Throws isl's
 // exception when isl stops otherwise (the outer quota or the deadline,
 // poly/IslWorkLimit.h).
-IlpSolution lexicographicMinimum(isl::ctx ctx, int variables, const std::vector<LinearConstraint>& constraints,
+IlpSolution lexicographicMinimum(isl::ctx ctx, int variables,
+                                 const std::vector<LinearConstraint>& constraints,
                                  unsigned long operationBudget = 0);
 
 // The directions in which `domain` does not extend: the iterator parts of
@@ -91,7 +92,8 @@ IlpSolution lexicographicMinimum(isl::ctx ctx, int variables, const std::vector<
 // unit vector). Rows along them order nothing, so they count as done.
 std::vector<std::vector<int64_t>> flatDirections(const isl::set& domain);
 
-std::vector<std::vector<int64_t>> orthogonalComplement(const std::vector<std::vector<int64_t>>& rows, int columns);
+std::vector<std::vector<int64_t>> orthogonalComplement(const std::vector<std::vector<int64_t>>& rows,
+                                                       int columns);
 int rank(const std::vector<std::vector<int64_t>>& rows, int columns);
 
 }  // namespace tessel::schedule

@@ -22,7 +22,8 @@ class TreeParser {
       skipBlank();
     }
     if (tree.roots.empty())
-      throw UserError({origin_, 1, 1}, "no constraints in the file (expected 'row { ... }', one per schedule row)");
+      throw UserError({origin_, 1, 1},
+                      "no constraints in the file (expected 'row { ... }', one per schedule row)");
     return tree;
   }
 
@@ -188,8 +189,8 @@ class TreeParser {
       if (ref.dim < 0) {
         std::string dims;
         for (const auto& d : st.dims) dims += (dims.empty() ? "" : ", ") + d;
-        fail(dimAt, "statement " + st.name + " has no iterator '" + dim + "' (its iterators: " +
-                        (dims.empty() ? "none" : dims) + "; '1' is its constant)");
+        fail(dimAt, "statement " + st.name + " has no iterator '" + dim +
+                        "' (its iterators: " + (dims.empty() ? "none" : dims) + "; '1' is its constant)");
       }
     }
     if (peek() == '@') {
@@ -232,7 +233,8 @@ class TreeParser {
       known += (known.empty() ? "" : ", ") +
                (st.kind == poly::StatementKind::Init ? tensor + ".init" : tensor) + " (" + st.name + ")";
     }
-    fail(at, "no statement " + (init ? name + ".init" : name) + " in the program (its statements: " + known + ")");
+    fail(at, "no statement " + (init ? name + ".init" : name) + " in the program (its statements: " + known +
+                 ")");
   }
 
   CoefficientConstraint constraint(int depth) {
@@ -292,7 +294,8 @@ void print(std::ostringstream& os, const ConstraintNode& node, const poly::Scop&
       if (ref.row != depth) os << "@" << ref.row;
       first = false;
     }
-    if (c.constant != 0) os << (c.constant < 0 ? " - " : " + ") << (c.constant < 0 ? -c.constant : c.constant);
+    if (c.constant != 0)
+      os << (c.constant < 0 ? " - " : " + ") << (c.constant < 0 ? -c.constant : c.constant);
     os << (c.equality ? " = 0" : " >= 0") << "\n";
   }
   if (node.requireCoincident) os << indent << "  coincident\n";
@@ -309,7 +312,8 @@ std::string ConstraintTree::toString(const poly::Scop& scop) const {
   return os.str();
 }
 
-ConstraintTree parseConstraintTree(const std::string& text, const std::string& origin, const poly::Scop& scop) {
+ConstraintTree parseConstraintTree(const std::string& text, const std::string& origin,
+                                   const poly::Scop& scop) {
   return TreeParser(text, origin, scop).parse();
 }
 

@@ -21,8 +21,8 @@
 // followed by @ROW for a row above (a constraint across rows). Statements are
 // named by the tensor their TC statement writes (a reduction's update, also
 // when a half-precision one accumulates in f32; its initialization is
-// TENSOR.init) or by their isl name (S0, S1, ...), as --dump-after prints them. Constraints are linear (integer multiples, '+'
-// and '-') compared with '=', '>=' or '<='; they end at ';' or a line's end.
+// TENSOR.init) or by their isl name (S0, S1, ...), as --dump-after prints them. Constraints are linear
+// (integer multiples, '+' and '-') compared with '=', '>=' or '<='; they end at ';' or a line's end.
 // `coincident` requires the row to carry no dependence (a parallel loop);
 // `permutable` requires it to extend the band of the row above.
 #pragma once
@@ -69,6 +69,7 @@ struct ConstraintTree {
 
 // Parses the text form against the program's statements; errors name
 // `origin`:line:col and what was expected.
-ConstraintTree parseConstraintTree(const std::string& text, const std::string& origin, const poly::Scop& scop);
+ConstraintTree parseConstraintTree(const std::string& text, const std::string& origin,
+                                   const poly::Scop& scop);
 
 }  // namespace tessel::schedule

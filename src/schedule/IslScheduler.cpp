@@ -132,7 +132,8 @@ ScheduleResult schedulePerStatement(const poly::Scop& scop, const isl::union_set
     if (part.is_empty()) continue;
     ScheduleResult r = one(part);
     if (!r.fallback.empty())
-      out.fallback += (out.fallback.empty() ? "" : "; ") + scop.program->stages[stage].output + ": " + r.fallback;
+      out.fallback +=
+          (out.fallback.empty() ? "" : "; ") + scop.program->stages[stage].output + ": " + r.fallback;
     out.explanation += r.explanation;
     result = result ? isl::manage(isl_schedule_sequence(result->release(), r.tree.release())) : r.tree;
   }

@@ -12,8 +12,8 @@
 // Constraint trees (ConstraintTree.h) are injected depth first, with the
 // fallbacks of the paper's Algorithm 1. Anything it cannot schedule goes to
 // isl's scheduler, said in the result's fallback.
-#include <isl/schedule.h>
 #include <isl/map.h>
+#include <isl/schedule.h>
 #include <isl/schedule_node.h>
 #include <isl/set.h>
 
@@ -105,14 +105,16 @@ class Run {
 
   isl::schedule schedule(const isl::union_set& domain, std::string& explanation) {
     std::vector<int> group;
-    domain.foreach_set([&](const isl::set& s) { group.push_back(index_.at(isl_set_get_tuple_name(s.get()))); });
+    domain.foreach_set(
+        [&](const isl::set& s) { group.push_back(index_.at(isl_set_get_tuple_name(s.get()))); });
     std::sort(group.begin(), group.end());
     domain_ = domain;
     isl::union_map deps = scop_.deps.validity().intersect_domain(domain).intersect_range(domain);
     Path path;
     path.rows.resize(scop_.statements.size());
     Cursor cursor;
-    if (options_.constraints && !options_.constraints->empty()) cursor.alternatives = &options_.constraints->roots;
+    if (options_.constraints && !options_.constraints->empty())
+      cursor.alternatives = &options_.constraints->roots;
     Outcome o = scheduleGroup(group, deps, path, cursor);
     if (!o.tree && cursor.alternatives) {
       o = scheduleGroup(group, deps, path, Cursor{});
@@ -184,8 +186,9 @@ class Run {
 
   // The row of every group member at path.depth, or nothing when the
   // program is infeasible.
-  std::optional<std::vector<AffineRow>> solveRow(const std::vector<int>& group, const std::vector<Edge>& edges,
-                                                 const Path& path, bool coincident, const ConstraintNode* node) {
+  std::optional<std::vector<AffineRow>> solveRow(const std::vector<int>& group,
+                                                 const std::vector<Edge>& edges, const Path& path,
+                                                 bool coincident, const ConstraintNode* node) {
     std::vector<int> dimsOf;
     for (int s : group) dimsOf.push_back(dims(s));
     RowVariables v(dimsOf);
@@ -311,10 +314,12 @@ class Run {
   std::string rowText(int s, const AffineRow& row) const {
     std::ostringstream os;
     os << "{ " << statement(s).name << "[";
-    for (int d = 0; d < dims(s); ++d) os << (d ? ", " : "") << "i" << d;
+    // The statement's own iterator names (as its domain has them), so dumps read like isl's.
+    const auto& names = statement(s).dims;
+    for (int d = 0; d < dims(s); ++d) os << (d ? ", " : "") << names[static_cast<size_t>(d)];
     os << "] -> [(" << row.constant;
     for (int d = 0; d < dims(s); ++d)
-      if (row.coefficients[d] != 0) os << " + " << row.coefficients[d] << "*i" << d;
+      if (row.coefficients[d] != 0) os << " + " << row.coefficients[d] << "*" << names[static_cast<size_t>(d)];
     os << ")] }";
     return os.str();
   }
@@ -336,10 +341,11 @@ class Run {
     return extendBand(group, deps, edgesOf(group, deps), Band{path.depth, 0}, path, cursor);
   }
 
-  Outcome extendBand(const std::vector<int>& group, const isl::union_map& deps, const std::vector<Edge>& edges,
-                     Band band, const Path& path, const Cursor& cursor) {
+  Outcome extendBand(const std::vector<int>& group, const isl::union_map& deps,
+                     const std::vector<Edge>& edges, Band band, const Path& path, const Cursor& cursor) {
     static const std::vector<ConstraintNode> uninfluenced(1);
-    const std::vector<ConstraintNode>& alternatives = cursor.alternatives ? *cursor.alternatives : uninfluenced;
+    const std::vector<ConstraintNode>& alternatives =
+        cursor.alternatives ? *cursor.alternatives : uninfluenced;
     for (size_t a = 0; a < alternatives.size(); ++a) {
       const ConstraintNode* node = cursor.alternatives ? &alternatives[a] : nullptr;
       if (node && node->requirePermutable && band.rows == 0 && path.depth > 0) continue;
@@ -349,7 +355,8 @@ class Run {
         // end the band and cut the group where a part would get a parallel
         // row of its own (a convolution's input fused by a shift would
         // serialize h and w).
-        if (!coincident && !node && fusion_ == FusionStrategy::Smart && cuttingGainsParallelism(group, deps, path)) {
+        if (!coincident && !node && fusion_ == FusionStrategy::Smart &&
+            cuttingGainsParallelism(group, deps, path)) {
           if (band.rows > 0) return {std::nullopt, false, true, ""};  // cut where the band starts
           return sequence(cut(group, deps, path, cursor), deps, path, cursor);
         }
@@ -364,10 +371,12 @@ class Run {
           if (!node->children.empty()) below.alternatives = &node->children;
         }
         Outcome o = extendBand(group, deps, edges, Band{band.firstRow, band.rows + 1}, next, below);
-        if (o.cutAtBandStart && band.rows == 0) return sequence(cut(group, deps, path, cursor), deps, path, cursor);
+        if (o.cutAtBandStart && band.rows == 0)
+          return sequence(cut(group, deps, path, cursor), deps, path, cursor);
         // Said only once the whole path below has succeeded (a later failure backtracks).
         if (o.tree && node && node->children.empty())
-          o.explanation = "  constraint tree: branch " + below.branch + " holds for" + names(group) + "\n" + o.explanation;
+          o.explanation = "  constraint tree: branch " + below.branch + " holds for" + names(group) + "\n" +
+                          o.explanation;
         if (o.tree || !o.influenceFailed) return o;
         break;  // this alternative fails deeper: the next one
       }
@@ -390,8 +399,8 @@ class Run {
     return {std::nullopt, false, false, ""};
   }
 
-  Outcome closeBand(const std::vector<int>& group, const isl::union_map& deps, const Band& band, const Path& path,
-                    const Cursor& cursor) {
+  Outcome closeBand(const std::vector<int>& group, const isl::union_map& deps, const Band& band,
+                    const Path& path, const Cursor& cursor) {
     // Dependences whose instances the band runs at the same time remain.
     isl::union_map time = isl::union_map::empty(ctx_);
     std::vector<isl::union_map> members;
@@ -410,7 +419,8 @@ class Run {
       bool constant = true;
       for (int s : group) {
         const AffineRow& row = path.rows[s][band.firstRow + r];
-        constant = constant && row.isConstant() && row.constant == path.rows[group[0]][band.firstRow + r].constant;
+        constant =
+            constant && row.isConstant() && row.constant == path.rows[group[0]][band.firstRow + r].constant;
       }
       if (!constant) kept.push_back(r);
     }
@@ -448,7 +458,8 @@ class Run {
     for (const auto& part : parts) {
       isl::union_set instances = isl::union_set::empty(ctx_);
       for (int s : part) instances = instances.unite(isl::union_set(statement(s).domain));
-      Outcome o = scheduleGroup(part, deps.intersect_domain(instances).intersect_range(instances), path, cursor);
+      Outcome o =
+          scheduleGroup(part, deps.intersect_domain(instances).intersect_range(instances), path, cursor);
       if (!o.tree) return o;
       out = out ? isl::manage(isl_schedule_sequence(out->release(), o.tree->release())) : *o.tree;
       explanation += o.explanation;
@@ -461,8 +472,8 @@ class Run {
   // every statement's rows and parallel rows (isl's smart clustering): a
   // reduction's initialization stays in its update's nest. Statements that
   // have all their rows stay apart (they would only ride along as constants).
-  std::vector<std::vector<int>> cut(const std::vector<int>& group, const isl::union_map& deps, const Path& path,
-                                    const Cursor& cursor) {
+  std::vector<std::vector<int>> cut(const std::vector<int>& group, const isl::union_map& deps,
+                                    const Path& path, const Cursor& cursor) {
     auto parts = components(group, deps);
     if (fusion_ == FusionStrategy::Min || cursor.alternatives || parts.size() < 2) return parts;
     auto done = [&](const std::vector<int>& part) {
@@ -507,7 +518,8 @@ class Run {
     int rows = 0;
     int parallel = 0;
   };
-  std::map<int, BandProfile> bandProfile(const std::vector<int>& group, const isl::union_map& deps, Path path) {
+  std::map<int, BandProfile> bandProfile(const std::vector<int>& group, const isl::union_map& deps,
+                                         Path path) {
     std::map<int, BandProfile> profile;
     auto inside = restrictedTo(group, deps);
     auto edges = edgesOf(group, inside);
@@ -557,13 +569,14 @@ class Run {
   std::vector<std::vector<int>> peelUnnamed(const std::vector<int>& group, const isl::union_map& deps,
                                             const std::vector<ConstraintNode>& alternatives) const {
     std::set<int> named;
-    std::function<void(const std::vector<ConstraintNode>&)> collect = [&](const std::vector<ConstraintNode>& nodes) {
-      for (const auto& n : nodes) {
-        for (const auto& c : n.constraints)
-          for (const auto& t : c.terms) named.insert(t.first.statement);
-        collect(n.children);
-      }
-    };
+    std::function<void(const std::vector<ConstraintNode>&)> collect =
+        [&](const std::vector<ConstraintNode>& nodes) {
+          for (const auto& n : nodes) {
+            for (const auto& c : n.constraints)
+              for (const auto& t : c.terms) named.insert(t.first.statement);
+            collect(n.children);
+          }
+        };
     collect(alternatives);
     auto sccs = components(group, deps);
     int n = static_cast<int>(sccs.size());
@@ -661,7 +674,8 @@ class Run {
       size_t next = parts.size();
       for (size_t a = 0; a < parts.size(); ++a) {
         bool ready = true;
-        for (size_t b = 0; b < parts.size() && ready; ++b) ready = a == b || !reach.from(parts[b], parts[a], false);
+        for (size_t b = 0; b < parts.size() && ready; ++b)
+          ready = a == b || !reach.from(parts[b], parts[a], false);
         if (ready && (next == parts.size() || parts[a][0] < parts[next][0])) next = a;
       }
       out.push_back(parts[next]);
@@ -737,15 +751,17 @@ class TesselScheduler final : public Scheduler {
       out.explanation = explanation;
       return out;
     }
-    std::string why = unschedulable ? "Tessel's scheduler found no row for a dependence cycle"
-                                    : std::string("Tessel's scheduler stopped at ") +
-                                          (attempt.stop == poly::IslStop::Quota ? "isl's operation quota"
-                                                                                : "the scheduling time limit");
+    std::string why = unschedulable
+                          ? "Tessel's scheduler found no row for a dependence cycle"
+                          : std::string("Tessel's scheduler stopped at ") +
+                                (attempt.stop == poly::IslStop::Quota ? "isl's operation quota"
+                                                                      : "the scheduling time limit");
     SchedulerOptions islOptions = options;
     islOptions.instances = domain;
     islOptions.fusion = fusion;
     ScheduleResult byIsl = makeIslScheduler()->run(scop, islOptions);
-    byIsl.fallback = why + "; used isl's scheduler" + (byIsl.fallback.empty() ? "" : " (" + byIsl.fallback + ")");
+    byIsl.fallback =
+        why + "; used isl's scheduler" + (byIsl.fallback.empty() ? "" : " (" + byIsl.fallback + ")");
     return byIsl;
   }
 };

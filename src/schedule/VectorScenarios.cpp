@@ -50,7 +50,8 @@ std::vector<Access> accessesOf(const poly::Scop& scop, const poly::Statement& st
         isl_aff* aff = isl_multi_aff_get_at(ma, k);
         affine = isl_aff_dim(aff, isl_dim_div) == 0;
         int64_t pitch = 1;
-        for (size_t m2 = static_cast<size_t>(k) + 1; m2 < tensor->shape.size(); ++m2) pitch *= tensor->shape[m2];
+        for (size_t m2 = static_cast<size_t>(k) + 1; m2 < tensor->shape.size(); ++m2)
+          pitch *= tensor->shape[m2];
         for (size_t d = 0; d < st.dims.size() && affine; ++d) {
           isl_val* v = isl_aff_get_coefficient_val(aff, isl_dim_in, static_cast<int>(d));
           affine = isl_val_is_int(v) == isl_bool_true;
@@ -81,7 +82,8 @@ class ScenarioBuilder {
     std::vector<int> steered;  // statements with rows
     for (size_t s = 0; s < scop_.statements.size(); ++s) {
       const auto& st = scop_.statements[s];
-      rows_.push_back(static_cast<int>(st.dims.size()) - rank(flatDirections(st.domain), static_cast<int>(st.dims.size())));
+      rows_.push_back(static_cast<int>(st.dims.size()) -
+                      rank(flatDirections(st.domain), static_cast<int>(st.dims.size())));
       accesses_.push_back(accessesOf(scop_, st));
       // A reduction's initialization is not steered: it has no order of its
       // own to choose (it rides with its update, at constant rows), and
@@ -102,8 +104,10 @@ class ScenarioBuilder {
           more[s] = o;
           next.push_back({cost + o.cost, more});
         }
-      std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-      if (static_cast<int>(next.size()) > target_.maxScenarios) next.resize(static_cast<size_t>(target_.maxScenarios));
+      std::stable_sort(next.begin(), next.end(),
+                       [](const auto& a, const auto& b) { return a.first > b.first; });
+      if (static_cast<int>(next.size()) > target_.maxScenarios)
+        next.resize(static_cast<size_t>(target_.maxScenarios));
       scenarios = std::move(next);
     }
     std::ostringstream explain;
@@ -121,7 +125,8 @@ class ScenarioBuilder {
     // Variants: fused first, then the scenarios alone, then relaxed (only the costliest statement).
     for (int variant = 0; variant < 3; ++variant)
       for (const auto& [cost, chosen] : scenarios) insert(out.tree, path(chosen, variant));
-    explain << "  " << out.tree.roots.size() << " alternatives for row 0 (fused variants, then plain, then relaxed)\n";
+    explain << "  " << out.tree.roots.size()
+            << " alternatives for row 0 (fused variants, then plain, then relaxed)\n";
     out.explanation = explain.str();
     return out;
   }
@@ -146,9 +151,12 @@ class ScenarioBuilder {
       if (stride > 0 && (shortest == 0 || stride < shortest)) shortest = stride;
     }
     int atShortest = 0;
-    for (const auto& a : accesses) atShortest += shortest > 0 && std::abs(a.stride[static_cast<size_t>(d)]) == shortest;
-    double width = static_cast<double>(std::min<int64_t>(extent(s, d), target_.widthLimit)) / target_.widthLimit;
-    return w_.store * vectorStores + w_.load * vectorLoads + (shortest > 0 ? w_.shortStride / static_cast<double>(shortest) : 0) +
+    for (const auto& a : accesses)
+      atShortest += shortest > 0 && std::abs(a.stride[static_cast<size_t>(d)]) == shortest;
+    double width =
+        static_cast<double>(std::min<int64_t>(extent(s, d), target_.widthLimit)) / target_.widthLimit;
+    return w_.store * vectorStores + w_.load * vectorLoads +
+           (shortest > 0 ? w_.shortStride / static_cast<double>(shortest) : 0) +
            w_.shortStrideCount * atShortest + w_.width * width;
   }
 
@@ -162,11 +170,13 @@ class ScenarioBuilder {
       for (const auto& o : beam) {
         std::vector<std::pair<double, int>> candidates;
         for (int d = 0; d < dims; ++d) {
-          if (std::find(o.innermostFirst.begin(), o.innermostFirst.end(), d) != o.innermostFirst.end()) continue;
+          if (std::find(o.innermostFirst.begin(), o.innermostFirst.end(), d) != o.innermostFirst.end())
+            continue;
           if (extent(s, d) <= 1) continue;  // a fixed dimension has no loop
           candidates.push_back({cost(s, d, o.innermostFirst), d});
         }
-        std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        std::stable_sort(candidates.begin(), candidates.end(),
+                         [](const auto& a, const auto& b) { return a.first > b.first; });
         for (size_t c = 0; c < candidates.size() && c < 2; ++c) {
           Order more = o;
           more.innermostFirst.push_back(candidates[c].second);
@@ -177,7 +187,8 @@ class ScenarioBuilder {
       if (next.empty()) break;
       beam = std::move(next);
     }
-    std::stable_sort(beam.begin(), beam.end(), [](const Order& a, const Order& b) { return a.cost > b.cost; });
+    std::stable_sort(beam.begin(), beam.end(),
+                     [](const Order& a, const Order& b) { return a.cost > b.cost; });
     return beam;
   }
 
@@ -196,7 +207,8 @@ class ScenarioBuilder {
   // statements that depend on each other scheduled alike above their
   // innermost rows (shared iterator names and constants); with 2 only the
   // costliest statement.
-  std::vector<std::vector<CoefficientConstraint>> path(const std::map<int, Order>& chosen, int variant) const {
+  std::vector<std::vector<CoefficientConstraint>> path(const std::map<int, Order>& chosen,
+                                                       int variant) const {
     int depth = 0;
     for (const auto& [s, o] : chosen) depth = std::max(depth, rows_[static_cast<size_t>(s)]);
     std::vector<std::vector<CoefficientConstraint>> rows(static_cast<size_t>(depth));
@@ -209,7 +221,8 @@ class ScenarioBuilder {
       for (size_t j = 0; j < o.innermostFirst.size(); ++j) {
         int at = n - 1 - static_cast<int>(j);
         rows[static_cast<size_t>(at)].push_back(fix(s, at, o.innermostFirst[j], 1));
-        for (int r = 0; r < at; ++r) rows[static_cast<size_t>(r)].push_back(fix(s, r, o.innermostFirst[j], 0));
+        for (int r = 0; r < at; ++r)
+          rows[static_cast<size_t>(r)].push_back(fix(s, r, o.innermostFirst[j], 0));
       }
     }
     if (variant == 0) {
@@ -239,7 +252,8 @@ class ScenarioBuilder {
 
   bool dependent(int s, int t) const {
     isl::union_map deps = scop_.deps.validity();
-    isl::union_set a(scop_.statements[static_cast<size_t>(s)].domain), b(scop_.statements[static_cast<size_t>(t)].domain);
+    isl::union_set a(scop_.statements[static_cast<size_t>(s)].domain),
+        b(scop_.statements[static_cast<size_t>(t)].domain);
     return !deps.intersect_domain(a).intersect_range(b).is_empty() ||
            !deps.intersect_domain(b).intersect_range(a).is_empty();
   }
@@ -255,7 +269,8 @@ class ScenarioBuilder {
     std::vector<ConstraintNode>* level = &tree.roots;
     for (const auto& constraints : path) {
       std::string k = key(constraints);
-      auto it = std::find_if(level->begin(), level->end(), [&](const ConstraintNode& n) { return key(n.constraints) == k; });
+      auto it = std::find_if(level->begin(), level->end(),
+                             [&](const ConstraintNode& n) { return key(n.constraints) == k; });
       if (it == level->end()) {
         ConstraintNode node;
         node.constraints = constraints;
@@ -269,7 +284,7 @@ class ScenarioBuilder {
   const poly::Scop& scop_;
   ScenarioTarget target_;
   ScenarioWeights w_;
-  std::vector<int> rows_;                   // per statement: rows it needs
+  std::vector<int> rows_;  // per statement: rows it needs
   std::vector<std::vector<Access>> accesses_;
 };
 

@@ -34,7 +34,8 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_TRUE(o.tiles.statements[0].dims[1].levels.empty());  // '*'
   EXPECT_EQ(o.tiles.statements[1].dims.size(), 1u);
   EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, driver::Fusion::Max);
-  EXPECT_EQ(parseCompileOptionsArg("scheduler=tessel fusion=max").scheduler, driver::CompileOptions::Scheduler::Tessel);
+  EXPECT_EQ(parseCompileOptionsArg("scheduler=tessel fusion=max").scheduler,
+            driver::CompileOptions::Scheduler::Tessel);
   driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);

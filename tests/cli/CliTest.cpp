@@ -172,31 +172,39 @@ TEST_F(Cli, SchedulerAndConstraintFiles) {
   EXPECT_NE(plain.err.find("schedule: tessel's scheduler"), std::string::npos) << plain.err;
   std::string paper = testing::sourcePath("tests/schedule/programs/fused_mul_sub_mul.tc");
   std::string tree = testing::sourcePath("tests/schedule/programs/fig3b.constraints");
-  auto steered = runTessel("run " + paper + " --check --fusion smart --scheduler tessel --schedule-constraints " +
-                           tree + " --explain");
+  auto steered =
+      runTessel("run " + paper + " --check --fusion smart --scheduler tessel --schedule-constraints " + tree +
+                " --explain");
   EXPECT_EQ(steered.exitCode, 0) << steered.err;
-  EXPECT_NE(steered.err.find("constraint tree: branch 1.1.1 holds for S0 S2"), std::string::npos) << steered.err;
+  EXPECT_NE(steered.err.find("constraint tree: branch 1.1.1 holds for S0 S2"), std::string::npos)
+      << steered.err;
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --scheduler pluto").exitCode, 2);
   auto needsTessel = runTessel("run " + paper + " --schedule-constraints " + tree);
   EXPECT_EQ(needsTessel.exitCode, 2);
   EXPECT_NE(needsTessel.err.find("add --scheduler tessel"), std::string::npos) << needsTessel.err;
   auto bad = [&](const std::string& text, const std::string& expected) {
     writeText(file("bad.constraints"), text);
-    auto r = runTessel("run " + file("mm.tc") + " --scheduler tessel --schedule-constraints " + file("bad.constraints"));
+    auto r = runTessel("run " + file("mm.tc") + " --scheduler tessel --schedule-constraints " +
+                       file("bad.constraints"));
     EXPECT_EQ(r.exitCode, 2) << text;
-    EXPECT_NE(r.err.find(file("bad.constraints") + ":" + expected), std::string::npos) << text << "\n" << r.err;
+    EXPECT_NE(r.err.find(file("bad.constraints") + ":" + expected), std::string::npos) << text << "\n"
+                                                                                       << r.err;
   };
   bad("row { Q.m = 1 }\n", "1:7: error: no statement Q in the program (its statements: C.init (S0), C (S1))");
-  bad("row {\n  C.q = 1\n}\n", "2:5: error: statement S1 has no iterator 'q' (its iterators: m, n, k; '1' is its constant)");
+  bad("row {\n  C.q = 1\n}\n",
+      "2:5: error: statement S1 has no iterator 'q' (its iterators: m, n, k; '1' is its constant)");
   bad("row { C.m = 1\n", "1:1: error: this 'row {' is never closed with '}'");
   bad("row { C.m 1 }\n", "1:11: error: expected '=', '>=' or '<=' in the constraint");
   bad("row { C.m@1 = 1 }\n", "1:11: error: row 1 is below this node's row 0");
   bad("row { 2 = 1 }\n", "1:7: error: the constraint names no schedule coefficient");
   bad("rows { }\n", "1:1: error: expected 'row {'");
   bad("# nothing\n", "1:1: error: no constraints in the file");
-  bad("row { C.m = 1 C.n = 0 }\n", "1:15: error: expected ';', a line's end, '}' or 'row' after the constraint");
-  EXPECT_EQ(runTessel("run " + file("mm.tc") + " --scheduler tessel --schedule-constraints " + file("missing.c")).exitCode,
-            2);
+  bad("row { C.m = 1 C.n = 0 }\n",
+      "1:15: error: expected ';', a line's end, '}' or 'row' after the constraint");
+  EXPECT_EQ(
+      runTessel("run " + file("mm.tc") + " --scheduler tessel --schedule-constraints " + file("missing.c"))
+          .exitCode,
+      2);
 }
 
 TEST_F(Cli, TilingAndVectorizationOptions) {

@@ -88,15 +88,17 @@ std::vector<ExampleCase> allCases() {
     cases.push_back({file, sizes, driver::Fusion::Smart, caseLabel(file, sizes, "small_tiles"), kSmallTiles});
     // Tessel's own scheduler, its schedule checked against the dependences by the compiler.
     cases.push_back({file, sizes, driver::Fusion::Smart, caseLabel(file, sizes, "tessel_scheduler"), "",
-                     driver::CompileOptions{}.bastelnRedundancy, false, driver::CompileOptions::Scheduler::Tessel});
+                     driver::CompileOptions{}.bastelnRedundancy, false,
+                     driver::CompileOptions::Scheduler::Tessel});
     // 100%: every producer the tiles can take is recomputed, however small the tiles.
     if (file.rfind("examples/", 0) != 0) {
       cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_small_tiles"),
                        kSmallTiles, 1.0});
       cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_tiny_caches"),
                        "", 1.0, true});
-      cases.push_back({file, sizes, driver::Fusion::Basteln, caseLabel(file, sizes, "basteln_tessel_scheduler"),
-                       "", 1.0, true, driver::CompileOptions::Scheduler::Tessel});
+      cases.push_back({file, sizes, driver::Fusion::Basteln,
+                       caseLabel(file, sizes, "basteln_tessel_scheduler"), "", 1.0, true,
+                       driver::CompileOptions::Scheduler::Tessel});
     }
   }
   return cases;

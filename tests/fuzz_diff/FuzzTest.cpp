@@ -82,10 +82,12 @@ TEST(Fuzz, MatrixCoversEveryFusionStrategyTilingThreadCountAndScheduler) {
   EXPECT_EQ(m[14].label, "fusion=basteln scheme=random tiling=auto(tiny caches) threads=2");
   EXPECT_TRUE(m[14].randomScheme);
   EXPECT_EQ(m[15].label, "scheduler=tessel fusion=smart tiling=auto(tiny caches) threads=2");
-  EXPECT_EQ(m[16].label, "scheduler=tessel fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
+  EXPECT_EQ(m[16].label,
+            "scheduler=tessel fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
   EXPECT_EQ(m[17].label, "scheduler=tessel constraints=auto fusion=smart tiling=auto(tiny caches) threads=2");
   EXPECT_TRUE(m[17].options.scheduleConstraints->automatic);
-  EXPECT_EQ(m.back().label, "scheduler=tessel constraints=random fusion=smart tiling=auto(tiny caches) threads=2");
+  EXPECT_EQ(m.back().label,
+            "scheduler=tessel constraints=random fusion=smart tiling=auto(tiny caches) threads=2");
   EXPECT_TRUE(m.back().randomConstraints);
   EXPECT_EQ(m.back().options.scheduler, driver::CompileOptions::Scheduler::Tessel);
 }

@@ -38,36 +38,39 @@ struct OuterBand {
 };
 std::map<std::string, OuterBand> outerBands(const isl::schedule& tree) {
   std::map<std::string, OuterBand> out;
-  std::function<void(const isl::schedule_node&, OuterBand, bool)> visit = [&](const isl::schedule_node& node,
-                                                                             OuterBand b, bool stillParallel) {
-    if (node.isa<isl::schedule_node_band>()) {
-      auto band = node.as<isl::schedule_node_band>();
-      int n = static_cast<int>(band.n_member());
-      if (b.members == 0) b.members = n;
-      for (int m = 0; m < n && stillParallel; ++m) {
-        stillParallel = band.member_get_coincident(m);
-        b.parallel += stillParallel ? 1 : 0;
-      }
-    }
-    if (node.n_children() == 0 || node.isa<isl::schedule_node_leaf>()) {
-      schedule::nodeDomain(node).foreach_set([&](const isl::set& s) { out[isl_set_get_tuple_name(s.get())] = b; });
-      return;
-    }
-    for (int i = 0; i < static_cast<int>(node.n_children()); ++i) visit(node.child(i), b, stillParallel);
-  };
+  std::function<void(const isl::schedule_node&, OuterBand, bool)> visit =
+      [&](const isl::schedule_node& node, OuterBand b, bool stillParallel) {
+        if (node.isa<isl::schedule_node_band>()) {
+          auto band = node.as<isl::schedule_node_band>();
+          int n = static_cast<int>(band.n_member());
+          if (b.members == 0) b.members = n;
+          for (int m = 0; m < n && stillParallel; ++m) {
+            stillParallel = band.member_get_coincident(m);
+            b.parallel += stillParallel ? 1 : 0;
+          }
+        }
+        if (node.n_children() == 0 || node.isa<isl::schedule_node_leaf>()) {
+          schedule::nodeDomain(node).foreach_set(
+              [&](const isl::set& s) { out[isl_set_get_tuple_name(s.get())] = b; });
+          return;
+        }
+        for (int i = 0; i < static_cast<int>(node.n_children()); ++i) visit(node.child(i), b, stillParallel);
+      };
   visit(tree.root(), OuterBand{}, true);
   return out;
 }
 
 // The innermost band member above `statement`, on its instances.
-isl::union_pw_aff innermostMember(const isl::schedule& tree, const poly::Scop& scop, const std::string& statement) {
+isl::union_pw_aff innermostMember(const isl::schedule& tree, const poly::Scop& scop,
+                                  const std::string& statement) {
   isl::union_set instances(scop.statement(statement).domain);
   std::optional<isl::union_pw_aff> deepest;
   tree.root().foreach_descendant_top_down([&](const isl::schedule_node& node) {
     if (!node.isa<isl::schedule_node_band>()) return true;
     if (schedule::nodeDomain(node).intersect(instances).is_empty()) return false;
     auto band = node.as<isl::schedule_node_band>();
-    deepest = band.get_partial_schedule().at(static_cast<int>(band.n_member()) - 1).intersect_domain(instances);
+    deepest =
+        band.get_partial_schedule().at(static_cast<int>(band.n_member()) - 1).intersect_domain(instances);
     return true;
   });
   return *deepest;
@@ -107,7 +110,8 @@ TEST(TesselScheduler, AsParallelAndDeepAsIslOnEveryProgram) {
   std::vector<std::string> files;
   for (const char* dir : {"examples", "bench/programs"})
     for (const auto& e : std::filesystem::directory_iterator(testing::sourcePath(dir)))
-      if (e.path().extension() == ".tc") files.push_back(std::string(dir) + "/" + e.path().filename().string());
+      if (e.path().extension() == ".tc")
+        files.push_back(std::string(dir) + "/" + e.path().filename().string());
   std::sort(files.begin(), files.end());
   auto tessel = schedule::makeTesselScheduler();
   auto isl = schedule::makeIslScheduler();
@@ -149,8 +153,8 @@ TEST(TesselScheduler, Fig3TreeFusesWithJInnermost) {
   te::Program p = programFrom("tests/schedule/programs/fused_mul_sub_mul.tc");
   poly::Scop scop = poly::extractScop(ctx.ctx(), p);
   auto tree = schedule::parseConstraintTree(
-      testing::readText(testing::sourcePath("tests/schedule/programs/fig3b.constraints")), "fig3b.constraints",
-      scop);
+      testing::readText(testing::sourcePath("tests/schedule/programs/fig3b.constraints")),
+      "fig3b.constraints", scop);
   auto tessel = schedule::makeTesselScheduler();
   auto plain = scheduleWith(*tessel, scop, schedule::FusionStrategy::Smart);
   auto r = scheduleWith(*tessel, scop, schedule::FusionStrategy::Smart, &tree);
@@ -179,13 +183,14 @@ TEST(TesselScheduler, Fig3TreeFusesWithJInnermost) {
       isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(k)] }").intersect_domain(y)));
   EXPECT_TRUE(inner.get_partial_schedule().at(1).intersect_domain(y).plain_is_equal(
       isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(j)] }").intersect_domain(y)));
-  EXPECT_TRUE(innermostMember(r.tree, scop, "S2").plain_is_equal(
-      isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(j)] }").intersect_domain(y)));
+  EXPECT_TRUE(
+      innermostMember(r.tree, scop, "S2")
+          .plain_is_equal(isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(j)] }").intersect_domain(y)));
   // Without the tree, Y keeps k innermost.
-  EXPECT_TRUE(innermostMember(plain.tree, scop, "S2").plain_is_equal(
-      isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(k)] }").intersect_domain(y)));
+  EXPECT_TRUE(
+      innermostMember(plain.tree, scop, "S2")
+          .plain_is_equal(isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(k)] }").intersect_domain(y)));
 }
-
 
 // Pluto's independence constraints: the complement of the rows found so
 // far; a unit row leaves the other unit vectors, a skewed one the
@@ -251,7 +256,8 @@ TEST(ConstraintTree, PrintsAndFallsBackToTheNextAlternative) {
   // k outermost for C's update while C.init has no k: first alternative asks
   // row 0 to carry nothing with k, which the reduction forbids.
   auto tree = schedule::parseConstraintTree("row { C.k = 1; coincident }\nrow { C.n = 1 }\n", "t", scop);
-  EXPECT_EQ(tree.toString(scop), "  row {\n    S1.k - 1 = 0\n    coincident\n  }\n  row {\n    S1.n - 1 = 0\n  }\n");
+  EXPECT_EQ(tree.toString(scop),
+            "  row {\n    S1.k - 1 = 0\n    coincident\n  }\n  row {\n    S1.n - 1 = 0\n  }\n");
   auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &tree);
   EXPECT_EQ(schedule::scheduleViolation(scop, r.tree), "");
   EXPECT_NE(r.explanation.find("branch 2 holds"), std::string::npos) << r.explanation;
@@ -261,8 +267,10 @@ TEST(ConstraintTree, PrintsAndFallsBackToTheNextAlternative) {
       isl::union_pw_aff(ctx.ctx(), "{ S1[m, n, k] -> [(n)] }").intersect_domain(update)));
   // The only alternative cannot hold: the schedule is computed without the tree.
   auto impossible = schedule::parseConstraintTree("row { C.k = 1; coincident }\n", "t", scop);
-  auto plain = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &impossible);
-  EXPECT_NE(plain.explanation.find("no branch of the constraint tree holds"), std::string::npos) << plain.explanation;
+  auto plain =
+      scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &impossible);
+  EXPECT_NE(plain.explanation.find("no branch of the constraint tree holds"), std::string::npos)
+      << plain.explanation;
   EXPECT_EQ(schedule::scheduleViolation(scop, plain.tree), "");
 }
 
@@ -280,16 +288,19 @@ TEST(VectorScenarios, RunningExampleGetsFig3sSchedule) {
   EXPECT_NE(scenarios.explanation.find("S0[i k]"), std::string::npos) << scenarios.explanation;
   EXPECT_NE(scenarios.explanation.find("S2[i k j]"), std::string::npos) << scenarios.explanation;
   ASSERT_FALSE(scenarios.tree.empty());
-  auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &scenarios.tree);
+  auto r =
+      scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &scenarios.tree);
   EXPECT_EQ(r.fallback, "");
   EXPECT_EQ(schedule::scheduleViolation(scop, r.tree), "");
   isl::union_set y(scop.statement("S2").domain);
-  EXPECT_TRUE(innermostMember(r.tree, scop, "S2").plain_is_equal(
-      isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(j)] }").intersect_domain(y)));
+  EXPECT_TRUE(
+      innermostMember(r.tree, scop, "S2")
+          .plain_is_equal(isl::union_pw_aff(ctx.ctx(), "{ S2[i, j, k] -> [(j)] }").intersect_domain(y)));
   // X and Y share their loops above j.
   bool fused = false;
   r.tree.root().foreach_descendant_top_down([&](const isl::schedule_node& node) {
-    if (node.isa<isl::schedule_node_band>() && schedule::statementNames(schedule::nodeDomain(node)) == "S0 S2")
+    if (node.isa<isl::schedule_node_band>() &&
+        schedule::statementNames(schedule::nodeDomain(node)) == "S0 S2")
       fused = true;
     return true;
   });
@@ -305,10 +316,12 @@ TEST(VectorScenarios, StoresWeighMoreThanLoads) {
   auto scenarios = schedule::buildVectorScenarios(scop, schedule::ScenarioTarget{});
   EXPECT_NE(scenarios.explanation.find("scenario 1 (cost 11): S0[n m]"), std::string::npos)
       << scenarios.explanation;
-  auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &scenarios.tree);
+  auto r =
+      scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &scenarios.tree);
   isl::union_set s0(scop.statement("S0").domain);
-  EXPECT_TRUE(innermostMember(r.tree, scop, "S0").plain_is_equal(
-      isl::union_pw_aff(ctx.ctx(), "{ S0[n, m] -> [(m)] }").intersect_domain(s0)));
+  EXPECT_TRUE(
+      innermostMember(r.tree, scop, "S0")
+          .plain_is_equal(isl::union_pw_aff(ctx.ctx(), "{ S0[n, m] -> [(m)] }").intersect_domain(s0)));
 }
 
 }  // namespace
