@@ -136,9 +136,9 @@ CommandRunner addBenchOptions(CLI::App* cmd) {
                 "measure the machine's fp32 peak and DRAM bandwidth first (a few seconds), for % of peak");
   cmd->add_option(
       "--options", args->compileOptions,
-      "Tessel compile options: fusion=min|smart|max|basteln, scheduler=isl|tessel, redundancy=PERCENT, "
-      "tiling=auto|off, "
-      "vectorize=on|off, "
+      "Tessel compile options: fusion=min|smart|max|basteln, scheduler=isl|tessel, constraints=auto|@FILE, "
+      "redundancy=PERCENT, tiling=auto|off, "
+      "vectorize=on|off, transposes=registers|off, "
       "promote=auto|all|off, inline=on|off, stream-stores=auto|always|off, tiles=POLICY "
       "(or tiles=@FILE; the policy runs to the next KEY=), e.g. \"fusion=min tiles=S_1: 64@L2, 32@L1\"");
   cmd->add_option(

@@ -41,6 +41,12 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
   cmd->add_option("--vectorize", args.vectorize,
                   "on: SIMD code (AVX-512 or AVX2) for the loops that allow it; off: scalar loops only")
       ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option(
+         "--transposes", args.transposes,
+         "registers: a vector loop whose read is strided along it but contiguous along the loop "
+         "above runs in blocks of the vector width, the read transposed through registers; off: such "
+         "loops stay scalar")
+      ->check(CLI::IsMember({"registers", "off"}));
   cmd->add_option("--promote", args.promote,
                   "auto: copy reused operand tiles into contiguous per-thread buffers (packing) where the "
                   "cost model expects a gain; all: wherever legal; off: read operands in place")
@@ -99,6 +105,7 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
         args.scheduleConstraintsFile, readTextFile(args.scheduleConstraintsFile)};
   o.autoTiling = args.tiling == "auto";
   o.vectorize = args.vectorize == "on";
+  o.registerTransposes = args.transposes == "registers";
   o.inlineElementwise = args.inlineElementwise == "on";
   o.recomputeCheap = args.inlineElementwise != "off";
   o.promotion = driver::parsePromotion(args.promote);

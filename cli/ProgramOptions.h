@@ -19,6 +19,7 @@ struct ProgramArgs {
   std::string scheduleConstraintsFile;
   std::string tiling = "auto";
   std::string vectorize = "on";
+  std::string transposes = "registers";
   std::string promote = "auto";
   std::string streamStores = "auto";
   std::string inlineElementwise = "cheap";

@@ -61,6 +61,33 @@ static inline void tessel_v16_stream(float* p, tessel_m16 m, tessel_v16 v) {
     _mm512_mask_storeu_ps(p, m, v);
 }
 static inline tessel_v16 tessel_v16_splat(float x) { return _mm512_set1_ps(x); }
+/* Transposes the 16 x 16 block whose rows are r[0..15] in place (row i, lane j becomes row j,
+ * lane i): interleaves of row pairs, then of pair pairs within 128-bit lanes, then two rounds of
+ * 128-bit lane shuffles; 64 shuffles, all in registers once inlined. */
+static inline void tessel_v16_transpose(tessel_v16 r[16]) {
+  __m512 t[16], u[16];
+  for (int k = 0; k < 8; ++k) {
+    t[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    t[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+    u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
+    u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+    u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
+  }
+  /* u[4k + c] holds, in 128-bit lane q, rows 4k..4k+3 of column 4q + c. */
+  for (int c = 0; c < 4; ++c) {
+    const __m512 even = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88),
+                 odd = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+    const __m512 even2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88),
+                 odd2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+    r[c] = _mm512_shuffle_f32x4(even, even2, 0x88);
+    r[8 + c] = _mm512_shuffle_f32x4(even, even2, 0xDD);
+    r[4 + c] = _mm512_shuffle_f32x4(odd, odd2, 0x88);
+    r[12 + c] = _mm512_shuffle_f32x4(odd, odd2, 0xDD);
+  }
+}
 static inline tessel_v16 tessel_v16_add(tessel_v16 a, tessel_v16 b) { return _mm512_add_ps(a, b); }
 static inline tessel_v16 tessel_v16_sub(tessel_v16 a, tessel_v16 b) { return _mm512_sub_ps(a, b); }
 static inline tessel_v16 tessel_v16_mul(tessel_v16 a, tessel_v16 b) { return _mm512_mul_ps(a, b); }
@@ -195,6 +222,24 @@ static inline void tessel_v8_stream(float* p, tessel_m8 m, tessel_v8 v) {
     _mm256_maskstore_ps(p, m, v);
 }
 static inline tessel_v8 tessel_v8_splat(float x) { return _mm256_set1_ps(x); }
+/* Transposes the 8 x 8 block whose rows are r[0..7] in place, as tessel_v16_transpose does. */
+static inline void tessel_v8_transpose(tessel_v8 r[8]) {
+  __m256 t[8], u[8];
+  for (int k = 0; k < 4; ++k) {
+    t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+  for (int k = 0; k < 2; ++k) {
+    u[4 * k] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+    u[4 * k + 1] = _mm256_shuffle_ps(t[4 * k], t[4 * k + 2], 0xEE);
+    u[4 * k + 2] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+    u[4 * k + 3] = _mm256_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xEE);
+  }
+  for (int c = 0; c < 4; ++c) {
+    r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+    r[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+  }
+}
 static inline tessel_v8 tessel_v8_add(tessel_v8 a, tessel_v8 b) { return _mm256_add_ps(a, b); }
 static inline tessel_v8 tessel_v8_sub(tessel_v8 a, tessel_v8 b) { return _mm256_sub_ps(a, b); }
 static inline tessel_v8 tessel_v8_mul(tessel_v8 a, tessel_v8 b) { return _mm256_mul_ps(a, b); }

@@ -91,15 +91,19 @@ class Emitter {
       case lir::StmtKind::For: {
         // Each thread fences its own non-temporal stores before the loop's
         // end, rather than relying on how the OpenMP barrier is built.
-        bool fenced = s->parallel && lir::hasStreamingStore(s) && (s->vectorLanes > 0 || canonicalLoop(s));
+        bool vectorCode = s->vectorLanes > 0 || s->transposeLanes > 0;
+        bool fenced = s->parallel && lir::hasStreamingStore(s) && (vectorCode || canonicalLoop(s));
         const char* pragma =
             fenced ? "#pragma omp for schedule(static) nowait" : "#pragma omp parallel for schedule(static)";
         if (fenced) os_ << pad << "#pragma omp parallel\n" << pad << "{\n";
-        if (s->vectorLanes > 0) {
+        if (vectorCode) {
           ScalarC scalar{[this](const Expr& e) { return expr(e); },
                          [this](const lir::Stmt& st) { return storeText(st); },
                          [](const std::string& b) { return cName(b); }};
-          emitVectorLoop(os_, s, depth, scalar, s->parallel ? pragma : "");
+          if (s->transposeLanes > 0)
+            emitTransposeBlock(os_, s, depth, scalar, s->parallel ? pragma : "");
+          else
+            emitVectorLoop(os_, s, depth, scalar, s->parallel ? pragma : "");
           if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
           return;
         }

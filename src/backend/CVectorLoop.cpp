@@ -68,8 +68,72 @@ const char* reductionName(BinaryOp op) {
 
 class VectorLoopEmitter {
  public:
-  VectorLoopEmitter(std::ostream& os, const lir::StmtNode& loop, const ScalarC& scalar)
-      : os_(os), loop_(loop), scalar_(scalar), v_("tessel_v" + std::to_string(loop.vectorLanes)) {}
+  // `block`: the loop around `loop` run in blocks of its lanes (lir::StmtNode::transposeLanes).
+  VectorLoopEmitter(std::ostream& os, const lir::StmtNode& loop, const ScalarC& scalar,
+                    const lir::StmtNode* block = nullptr)
+      : os_(os),
+        loop_(loop),
+        scalar_(scalar),
+        v_("tessel_v" + std::to_string(loop.vectorLanes)),
+        block_(block) {}
+
+  // The block loop: for each block of `lanes` of its iterations, the vector
+  // loop reads each transposed operand's `lanes` x `lanes` block as rows
+  // along the block loop (masked to the block's rows), transposes it in
+  // registers, and runs its body once per row of the block with row i's
+  // vector of every transposed operand.
+  void emitTransposeBlock(int depth, const std::string& pragma) {
+    const lir::StmtNode& outer = *block_;
+    std::string pad(2 * depth, ' ');
+    int lanes = loop_.vectorLanes;
+    std::string first = "tessel_block_" + outer.name, lastRow = "tessel_last_" + outer.name;
+    std::string lastColumn = "tessel_last_" + loop_.name;
+    std::ostringstream rows;
+    for (int l = 0; l < lanes; ++l) {
+      row_ = l;
+      std::string rowPad(2 * (depth + 3), ' ');
+      rows << rowPad << "if (" << l << " < tessel_rows) {\n";
+      rows << rowPad << "  const long " << outer.name << " = " << first << " + " << l << ";\n";
+      lir::LetBindings lets;
+      stmt(rows, loop_.body[0], depth + 4, lets);
+      rows << rowPad << "}\n";
+    }
+    os_ << pad << "{\n";
+    os_ << pad << "  const long " << lastRow << " = " << lastIteration(outer) << ";\n";
+    if (!pragma.empty()) os_ << pad << "  " << pragma << "\n";
+    os_ << pad << "  for (long " << first << " = " << scalar_.expr(outer.init) << "; " << first
+        << " <= " << lastRow << "; " << first << " += " << lanes << ") {\n";
+    os_ << pad << "    const long tessel_rows = " << lastRow << " - " << first << " + 1;\n";
+    os_ << pad << "    const tessel_m" << lanes << " tessel_row_mask = " << v_ << "_tail(tessel_rows);\n";
+    os_ << pad << "    const long " << lastColumn << " = " << lastIteration(loop_) << ";\n";
+    os_ << pad << "    for (long " << loop_.name << " = " << scalar_.expr(loop_.init) << "; " << loop_.name
+        << " <= " << lastColumn << "; " << loop_.name << " += " << lanes << ") {\n";
+    os_ << pad << "      const tessel_m" << lanes << " tessel_tail = " << v_ << "_tail(" << lastColumn
+        << " - " << loop_.name << " + 1);\n";
+    for (size_t k = 0; k < transposed_.size(); ++k) {
+      std::string name = "tessel_tr" + std::to_string(k);
+      os_ << pad << "      " << v_ << " " << name << "[" << lanes << "];\n";
+      for (int r = 0; r < lanes; ++r) {
+        // Row r: the block's rows at column iteration `loop_ + r`.
+        lir::LetBindings at{
+            {outer.name, lir::indexVar(first)},
+            {loop_.name, lir::indexBinary(BinaryOp::Add, lir::indexVar(loop_.name), lir::indexImm(r))}};
+        std::string load = v_ + "_load(&" + scalar_.buffer(transposed_[k].buffer) + "[" +
+                           scalar_.expr(lir::inlineLets(transposed_[k].index, at)) + "], tessel_row_mask)";
+        os_ << pad << "      " << name << "[" << r << "] = ";
+        if (r == 0)
+          os_ << load << ";\n";
+        else
+          os_ << "(" << loop_.name << " + " << r << " <= " << lastColumn << ") ? " << load << " : " << v_
+              << "_splat(0.0f);\n";
+      }
+      os_ << pad << "      " << v_ << "_transpose(" << name << ");\n";
+    }
+    os_ << rows.str();
+    os_ << pad << "    }\n";
+    os_ << pad << "  }\n";
+    os_ << pad << "}\n";
+  }
 
   void emit(int depth, const std::string& pragma) {
     if (loop_.accumulatesInRegisters) return emitRegisterTile(depth);
@@ -119,6 +183,27 @@ class VectorLoopEmitter {
     Expr index;  // lets inlined: only names bound outside the loop
     BinaryOp op;
   };
+
+  // A read loaded through a register transpose (lir::isTransposedRead).
+  struct TransposedRead {
+    std::string buffer;
+    Expr index;  // lets inlined
+  };
+
+  std::string lastIteration(const lir::StmtNode& loop) const {
+    std::string last = scalar_.expr(loop.cond->operands[1]);
+    return loop.cond->binaryOp == BinaryOp::Lt ? "(" + last + " - 1)" : last;
+  }
+
+  // The register holding the current row's vector of a transposed read.
+  std::string transposedRow(const std::string& buffer, const Expr& index) {
+    size_t k = 0;
+    while (k < transposed_.size() &&
+           !(transposed_[k].buffer == buffer && lir::sameExpr(transposed_[k].index, index)))
+      ++k;
+    if (k == transposed_.size()) transposed_.push_back({buffer, index});
+    return "tessel_tr" + std::to_string(k) + "[" + std::to_string(row_) + "]";
+  }
 
   // A vector loop around a nest of sequential loops whose stores accumulate
   // into elements the nest does not move (lir::registerTile): its vectors
@@ -343,6 +428,8 @@ class VectorLoopEmitter {
           return v_ + (*stride == 2 ? "_load_stride2(" : "_load(") + first + ", " + mask + ")";
         // The numerator is printed with the lets, as the index is: the first lane's value.
         std::optional<lir::QuotientIndex> q = lir::quotientIndex(index, loop_.name);
+        if (!q && block_ && lir::isTransposedRead(index, loop_.name, block_->name))
+          return transposedRow(e->name, index);
         TESSEL_CHECK(q.has_value(), "emit-c",
                      "vector loop load is neither unit-stride, stride 2 nor a quotient");
         return v_ + "_load_quotient(" + first + ", (int32_t)(" + scalar_.expr(q->numerator) + "), " +
@@ -450,6 +537,9 @@ class VectorLoopEmitter {
   const lir::StmtNode& loop_;
   const ScalarC& scalar_;
   std::string v_;
+  const lir::StmtNode* block_;
+  int row_ = 0;  // under a block loop: the row of the block being emitted
+  std::vector<TransposedRead> transposed_;
   std::vector<Reduction> reductions_;
   lir::LetBindings currentLets_;
 };
@@ -459,6 +549,14 @@ class VectorLoopEmitter {
 void emitVectorLoop(std::ostream& os, const lir::Stmt& loop, int depth, const ScalarC& scalar,
                     const std::string& pragma) {
   VectorLoopEmitter(os, *loop, scalar).emit(depth, pragma);
+}
+
+void emitTransposeBlock(std::ostream& os, const lir::Stmt& block, int depth, const ScalarC& scalar,
+                        const std::string& pragma) {
+  TESSEL_CHECK(block->transposeLanes > 0 && block->body[0]->kind == lir::StmtKind::For &&
+                   block->body[0]->vectorLanes == block->transposeLanes,
+               "emit-c", "a transpose block is not one vector loop of its lanes");
+  VectorLoopEmitter(os, *block->body[0], scalar, block.get()).emitTransposeBlock(depth, pragma);
 }
 
 }  // namespace tessel::backend

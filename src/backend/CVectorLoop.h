@@ -24,5 +24,9 @@ struct ScalarC {
 // `pragma`: the OpenMP line to put right before the loop ("" for none).
 void emitVectorLoop(std::ostream& os, const lir::Stmt& loop, int depth, const ScalarC& scalar,
                     const std::string& pragma);
+// A loop run in blocks of its vector loop's lanes (lir::StmtNode::transposeLanes):
+// its reads contiguous along the block are loaded as rows and transposed in registers.
+void emitTransposeBlock(std::ostream& os, const lir::Stmt& block, int depth, const ScalarC& scalar,
+                        const std::string& pragma);
 
 }  // namespace tessel::backend

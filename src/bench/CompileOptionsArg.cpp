@@ -14,8 +14,9 @@ namespace {
 
 constexpr const char* kOrigin = "--options";
 constexpr const char* kExpected =
-    "fusion=none|min|smart|max|basteln, scheduler=isl|tessel, redundancy=PERCENT, tiling=auto|off, "
-    "vectorize=on|off, "
+    "fusion=none|min|smart|max|basteln, scheduler=isl|tessel, constraints=auto|@FILE, redundancy=PERCENT, "
+    "tiling=auto|off, "
+    "vectorize=on|off, transposes=registers|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
     "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, constant-inputs=all|NAME+NAME or "
     "tiles=POLICY";
@@ -49,9 +50,10 @@ class OptionListParser {
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
         fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
-      if (key != "fusion" && key != "scheduler" && key != "redundancy" && key != "tiling" &&
-          key != "vectorize" && key != "promote" && key != "stream-stores" && key != "inline" &&
-          key != "tiles" && key != "scheme" && key != "scheme-budget" && key != "constant-inputs")
+      if (key != "fusion" && key != "scheduler" && key != "constraints" && key != "redundancy" &&
+          key != "tiling" && key != "vectorize" && key != "transposes" && key != "promote" &&
+          key != "stream-stores" && key != "inline" && key != "tiles" && key != "scheme" &&
+          key != "scheme-budget" && key != "constant-inputs")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
@@ -61,6 +63,16 @@ class OptionListParser {
         options.fusion = located(valueStart, [&] { return driver::parseFusion(value); });
       } else if (key == "scheduler") {
         options.scheduler = located(valueStart, [&] { return driver::parseScheduler(value); });
+      } else if (key == "constraints") {
+        // Constraint trees span lines: a file, or the tree paper 004's scenarios build.
+        if (value == "auto")
+          options.scheduleConstraints = driver::CompileOptions::ConstraintsFile{"auto", "", true};
+        else if (!value.empty() && value[0] == '@')
+          options.scheduleConstraints = driver::CompileOptions::ConstraintsFile{
+              value.substr(1), located(valueStart, [&] { return cli::readTextFile(value.substr(1)); })};
+        else
+          fail(valueStart,
+               "bad constraints '" + value + "' (expected constraints=auto or constraints=@FILE)");
       } else if (key == "redundancy") {
         options.bastelnRedundancy =
             located(valueStart, [&] { return driver::parsePercent(value, "redundancy"); });
@@ -72,6 +84,11 @@ class OptionListParser {
         if (value != "on" && value != "off")
           fail(valueStart, "bad vectorize '" + value + "' (expected vectorize=on or vectorize=off)");
         options.vectorize = value == "on";
+      } else if (key == "transposes") {
+        if (value != "registers" && value != "off")
+          fail(valueStart,
+               "bad transposes '" + value + "' (expected transposes=registers or transposes=off)");
+        options.registerTransposes = value == "registers";
       } else if (key == "inline") {
         if (value != "on" && value != "cheap" && value != "off")
           fail(valueStart, "bad inline '" + value + "' (expected inline=on, inline=cheap or inline=off)");

@@ -1,6 +1,8 @@
 #include "bench/OneDnnPeer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "bench/OperatorShapes.h"
 
@@ -41,6 +43,11 @@ const std::vector<PeerOperator>& oneDnnOperators() {
       {"add_relu", "O = fmax(A + B, 0)  (B may broadcast; ReLU as a post-op)"},
       {"add_relu_mul", "O = fmax(A + B, 0) * C  (ReLU and the product as post-ops)"},
       {"transpose", "O(n,m) = I(m,n)  (a reorder)"},
+      {"reorder",
+       "O(i...) = I(affine in i...) or that times S(one of i): any permutation, blocking (NCHW -> NCHWc16) "
+       "or "
+       "reshape of one input, as a reorder of the input seen through strides (the scale as per-dimension "
+       "output scales)"},
       {"graph",
        "any program op by op: a primitive per stage (matmul, conv, reduction, softmax, reorder, binary, "
        "eltwise), eltwise/binary post-ops and bias fused into the producer of a value read once"},
@@ -252,6 +259,66 @@ void prepareTranspose(OneDnnRun& r, const te::Program& p, const std::vector<runt
   r.addTimed(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
+// The position of input `name` among the program's inputs (the buffers' order).
+size_t inputPosition(const te::Program& p, const std::string& name) {
+  auto inputs = p.inputs();
+  for (size_t k = 0; k < inputs.size(); ++k)
+    if (inputs[k]->name == name) return k;
+  throw PeerError("'" + name + "' is not an input");
+}
+
+// The output's elements as a strided view of the input: the read's indices
+// must be affine in the output's indices, without offsets. A factor S(i)
+// over one output dimension becomes oneDNN's output scales along it.
+void prepareReorder(OneDnnRun& r, const te::Program& p, const std::vector<runtime::Buffer>& in) {
+  const te::Stage& stage = p.stages.at(0);
+  if (p.stages.size() != 1 || stage.reduction != te::Reduction::None || p.outputs().size() != 1)
+    throw PeerError("reorder takes one plain assignment O(i...) = I(...) [* S(i)]");
+  te::Expr read = stage.rhs, scale;
+  if (read->kind == te::ExprKind::Binary && read->binaryOp == te::BinaryOp::Mul) {
+    scale = read->operands[1];
+    read = read->operands[0];
+  }
+  if (read->kind != te::ExprKind::Access || (scale && scale->kind != te::ExprKind::Access))
+    throw PeerError("reorder takes one plain assignment O(i...) = I(...) [* S(i)]");
+  const te::TensorDecl& from = p.tensor(read->name);
+  const te::TensorDecl& to = *p.outputs()[0];
+  if (from.dtype != te::DType::F32 || to.dtype != te::DType::F32)
+    throw PeerError("reorder is timed on f32 tensors");
+  std::vector<int64_t> inputStrides(from.shape.size(), 1);
+  for (size_t d = from.shape.size(); d-- > 1;) inputStrides[d - 1] = inputStrides[d] * from.shape[d];
+  Dims viewStrides(stage.indices.size(), 0);
+  for (size_t d = 0; d < read->operands.size(); ++d) {
+    std::optional<te::AffineExpr> a = te::toAffine(read->operands[d]);
+    if (!a || a->constant != 0)
+      throw PeerError("reorder's read indices must be linear in the output's indices");
+    for (const auto& [name, coefficient] : a->coeffs) {
+      auto it = std::find(stage.indices.begin(), stage.indices.end(), name);
+      if (it == stage.indices.end()) throw PeerError("reorder's read uses an index the output does not have");
+      viewStrides[static_cast<size_t>(it - stage.indices.begin())] += coefficient * inputStrides[d];
+    }
+  }
+  memory::desc fromMd(dimsOf(to.shape), kF32, viewStrides), toMd = plainDesc(dimsOf(to.shape));
+  memory source = r.wrap(fromMd, in[inputPosition(p, read->name)]);
+  memory destination = r.newOutput(to.shape, toMd);
+  if (!scale) {
+    r.addTimed(dnnl::reorder(source, destination), {{DNNL_ARG_FROM, source}, {DNNL_ARG_TO, destination}});
+    return;
+  }
+  const te::TensorDecl& s = p.tensor(scale->name);
+  auto dim = scale->operands.size() == 1 && scale->operands[0]->kind == te::ExprKind::Var
+                 ? std::find(stage.indices.begin(), stage.indices.end(), scale->operands[0]->name)
+                 : stage.indices.end();
+  if (dim == stage.indices.end() || s.dtype != te::DType::F32 || s.role != te::TensorRole::Input)
+    throw PeerError("reorder's scale must be an f32 input S(i) over one output index");
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(1 << (dim - stage.indices.begin()), {DNNL_RUNTIME_F32_VAL});
+  memory scales = r.wrap(plainDesc({s.shape[0]}), in[inputPosition(p, scale->name)]);
+  dnnl::reorder::primitive_desc pd(r.engine(), fromMd, r.engine(), toMd, attr);
+  r.addTimed(dnnl::reorder(pd),
+             {{DNNL_ARG_FROM, source}, {DNNL_ARG_TO, destination}, {DNNL_ARG_ATTR_OUTPUT_SCALES, scales}});
+}
+
 class OneDnnFamily : public PeerFamily {
  public:
   std::string name() const override { return "onednn"; }
@@ -300,6 +367,7 @@ class OneDnnFamily : public PeerFamily {
     if (op == "add_relu") return prepareBinary(r, p, in, algorithm::binary_add, true, false);
     if (op == "add_relu_mul") return prepareBinary(r, p, in, algorithm::binary_add, true, true);
     if (op == "transpose") return prepareTranspose(r, p, in);
+    if (op == "reorder") return prepareReorder(r, p, in);
     if (op == "graph") return prepareGraph(r, p, in);
     throw PeerError("oneDNN has no operator '" + op + "'");
   }

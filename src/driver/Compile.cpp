@@ -30,6 +30,7 @@ std::string CompileOptions::toString() const {
   if (schedule) s += " schedule=" + schedule->origin;
   s += autoTiling ? " tiling=auto" : " tiling=off";
   if (!vectorize) s += " vectorize=off";
+  if (!registerTransposes) s += " transposes=off";
   if (inlineElementwise) s += " inline=on";
   if (!inlineElementwise && !recomputeCheap) s += " inline=off";
   if (promotion != Promotion::Auto) s += std::string(" promote=") + promotionName(promotion);

@@ -125,7 +125,8 @@ class CpuStrategy final : public TargetStrategy {
          }},
         {"sink-contiguous", false,
          [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::sinkContiguousMember(c.scop, s, packingBudget(c), c.explain);
+           return target::cpu::sinkContiguousMember(c.scop, s, packingBudget(c), c.options.registerTransposes,
+                                                    c.explain);
          }},
         {"distribute-inner", false,
          [](const isl::schedule& s, PassContext& c) {
@@ -133,7 +134,7 @@ class CpuStrategy final : public TargetStrategy {
          }},
         {"mark-vector", false,
          [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::markVectorLoops(c.scop, s, c.explain);
+           return target::cpu::markVectorLoops(c.scop, s, c.options.registerTransposes, c.explain);
          }},
         {"promote", false,
          [](const isl::schedule& s, PassContext& c) {

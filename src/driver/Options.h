@@ -59,6 +59,10 @@ struct CompileOptions {
   bool autoTiling = true;  // Auto Tiling for bands the tile policy does not cover
   tile::TilePolicy tiles;  // --tiles: the user's tiling policy
   bool vectorize = true;   // SIMD code for the loops the schedule marks vectorizable
+  // Reads strided along a vector loop but contiguous along the loop above it
+  // are transposed through registers (target/cpu/MarkVectorLoops.h); off:
+  // such loops stay scalar, as before that existed (for comparisons).
+  bool registerTransposes = true;
   // Elementwise temporaries whose elements are each read once are inlined
   // into their readers before scheduling (paper 001 Alg. 5). Off by default:
   // on a CPU the contracted temporary costs about as little, and inlining

@@ -224,6 +224,7 @@ struct LoopMarks {
   bool parallel = false;
   VectorHint vector = VectorHint::None;
   bool unrollJam = false;
+  bool transposeBlock = false;
 };
 
 class AstTranslator {
@@ -245,9 +246,10 @@ class AstTranslator {
       std::string var = f.iterator().as<isl::ast_expr_id>().id().name();
       Stmt loop = forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), marks.parallel,
                           marks.vector);
-      if (!marks.unrollJam) return loop;
+      if (!marks.unrollJam && !marks.transposeBlock) return loop;
       auto copy = std::make_shared<StmtNode>(*loop);
-      copy->unrollJam = true;
+      copy->unrollJam = marks.unrollJam;
+      copy->transposeBlock = marks.transposeBlock;
       return copy;
     }
     if (n.isa<isl::ast_node_if>()) {
@@ -294,6 +296,7 @@ class AstTranslator {
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
       if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
       if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;
+      if (name == target::cpu::kTransposeBlockMark) marks.transposeBlock = true;
       if (name == schedule::kParallelMark) marks.parallel = true;
       return node(m.node(), marks);
     }

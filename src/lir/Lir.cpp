@@ -217,6 +217,7 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       return;
     case StmtKind::For:
       os << pad << (s->parallel ? "parallel " : "") << (s->unrollJam ? "unroll-jam " : "");
+      if (s->transposeLanes > 0) os << "transpose-block<" << s->transposeLanes << "> ";
       if (s->vectorLanes > 0)
         os << "vector<" << s->vectorLanes << (s->vector == VectorHint::Reduction ? ", reduction" : "")
            << (s->accumulatesInRegisters ? ", registers" : "") << "> ";

@@ -86,6 +86,13 @@ struct StmtNode {
   // accumulate into elements that stay the same over that nest; the C
   // backend keeps them in registers (set by the register tiler).
   bool accumulatesInRegisters = false;
+  // For: its iterations carry no dependence and a read in its inner vector
+  // loop is contiguous along it (a "transpose_block" mark).
+  bool transposeBlock = false;
+  // For (transposeBlock): run in blocks of this many iterations around its
+  // one vector loop, whose reads contiguous along this loop are loaded as
+  // rows and transposed in registers (set by the vectorizer).
+  int transposeLanes = 0;
   // Store in a vector loop: the backend may bypass the caches (lir/StreamStores.h).
   bool streaming = false;
   Expr value;               // Let: bound index value; Store: stored value

@@ -55,7 +55,7 @@ class RegisterTiler {
       case StmtKind::If:
         return ifThenElse(s->cond, visit(s->thenCase), s->elseCase ? visit(s->elseCase) : nullptr);
       case StmtKind::For: {
-        if (s->unrollJam && s->vectorLanes == 0) {
+        if (s->unrollJam && s->vectorLanes == 0 && s->transposeLanes == 0) {
           std::string why;
           if (Stmt tiled = tile(*s, why)) return tiled;
           explain_ += "loop " + s->name + ": not register-tiled: " + why + "\n";

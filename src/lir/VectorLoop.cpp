@@ -21,7 +21,8 @@ bool containsLoad(const Expr& e) {
 
 class BodyChecker {
  public:
-  BodyChecker(const StmtNode& loop, const BufferTypes& buffers) : loop_(loop), buffers_(buffers) {}
+  BodyChecker(const StmtNode& loop, const BufferTypes& buffers, const std::string& blockVar)
+      : loop_(loop), buffers_(buffers), blockVar_(blockVar) {}
 
   std::string run() {
     const Expr& c = loop_.cond;
@@ -36,6 +37,9 @@ class BodyChecker {
     // A reduction's element may not be read or written otherwise in the loop.
     for (const auto& b : reductionBuffers_)
       if (otherAccesses_.count(b)) return "'" + b + "' is accessed besides its reduction";
+    // All of a block's rows are read before any of its results is stored.
+    for (const auto& b : transposedBuffers_)
+      if (storedBuffers_.count(b)) return "'" + b + "' is read transposed and written";
     return "";
   }
 
@@ -73,6 +77,8 @@ class BodyChecker {
   }
 
   std::string store(const StmtNode& s, const LetBindings& lets, bool guarded) {
+    storedBuffers_.insert(s.name);
+    guarded_ = guarded;
     auto type = buffers_.find(s.name);
     if (type == buffers_.end() || type->second != DType::F32) return "it stores to a non-f32 tensor";
     std::optional<int64_t> stride = strideIn(inlineLets(s.index, lets), loop_.name);
@@ -121,6 +127,11 @@ class BodyChecker {
         std::optional<int64_t> stride = strideIn(e->operands[0], loop_.name);
         if (stride && (*stride == 1 || *stride == 2)) return "";
         if (quotientIndex(e->operands[0], loop_.name)) return "";
+        if (!blockVar_.empty() && isTransposedRead(e->operands[0], loop_.name, blockVar_)) {
+          if (!loadsAllowed || guarded_) return "a read to transpose is under a condition";
+          transposedBuffers_.insert(e->name);
+          return "";
+        }
         return "a read is strided or indirect";
       }
       case ExprKind::Binary:
@@ -192,8 +203,12 @@ class BodyChecker {
 
   const StmtNode& loop_;
   const BufferTypes& buffers_;
+  std::string blockVar_;
   std::set<std::string> reductionBuffers_;
   std::set<std::string> otherAccesses_;
+  std::set<std::string> transposedBuffers_;
+  std::set<std::string> storedBuffers_;
+  bool guarded_ = false;  // the store being checked is under a condition
 };
 
 }  // namespace
@@ -388,8 +403,16 @@ double reductionIdentity(te::BinaryOp op) {
   }
 }
 
-std::string whyNotVectorizable(const StmtNode& loop, const BufferTypes& buffers) {
-  return BodyChecker(loop, buffers).run();
+std::string whyNotVectorizable(const StmtNode& loop, const BufferTypes& buffers,
+                               const std::string& blockVar) {
+  return BodyChecker(loop, buffers, blockVar).run();
+}
+
+bool isTransposedRead(const Expr& index, const std::string& var, const std::string& blockVar) {
+  std::optional<int64_t> stride = strideIn(index, var);
+  if (!stride || *stride == 0 || *stride == 1 || *stride == 2 || quotientIndex(index, var)) return false;
+  std::optional<int64_t> along = strideIn(index, blockVar);
+  return along && *along == 1;
 }
 
 }  // namespace tessel::lir

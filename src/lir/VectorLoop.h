@@ -60,7 +60,18 @@ std::optional<int64_t> constantTripCount(const StmtNode& loop);
 double reductionIdentity(te::BinaryOp op);
 
 // "" when `loop` (a For with a vector hint) can be emitted as SIMD code,
-// otherwise why not (for --explain).
-std::string whyNotVectorizable(const StmtNode& loop, const BufferTypes& buffers);
+// otherwise why not (for --explain). With `blockVar` (the variable of an
+// enclosing loop run in blocks of the lane count, StmtNode::transposeLanes),
+// a read that does not move with `loop` by 0, 1 or 2 elements or a quotient
+// may move by a constant stride when it is contiguous along `blockVar`: it is
+// then a transposed read (isTransposedRead), outside any condition, of a
+// buffer the loop does not write.
+std::string whyNotVectorizable(const StmtNode& loop, const BufferTypes& buffers,
+                               const std::string& blockVar = "");
+// Whether the read `index` (lets inlined) of a loop over `var` in blocks of
+// `blockVar` is loaded through a register transpose: neither unit stride,
+// stride 2 nor a quotient along `var`, a constant stride along it and unit
+// stride along `blockVar`.
+bool isTransposedRead(const Expr& index, const std::string& var, const std::string& blockVar);
 
 }  // namespace tessel::lir

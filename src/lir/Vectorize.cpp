@@ -23,6 +23,8 @@ class Vectorizer {
       case StmtKind::If:
         return ifThenElse(s->cond, visit(s->thenCase), s->elseCase ? visit(s->elseCase) : nullptr);
       case StmtKind::For: {
+        if (s->transposeBlock && lanes_ > 0)
+          if (Stmt blocked = transposeBlock(s)) return blocked;
         if (s->vector != VectorHint::None && lanes_ > 0) {
           std::string why = whyNotVectorizable(*s, buffers_);
           // A vector with a handful of active lanes costs more than the scalar iterations.
@@ -51,6 +53,37 @@ class Vectorizer {
   int vectorized() const { return vectorized_; }
 
  private:
+  // `outer` in blocks of the lane count around its vector loop, when that
+  // loop is vectorizable only with its reads contiguous along `outer`
+  // transposed through registers; nullptr otherwise.
+  Stmt transposeBlock(const Stmt& outer) {
+    const Stmt& body = outer->body[0];
+    Stmt inner = body->kind == StmtKind::Block && body->body.size() == 1 ? body->body[0] : body;
+    if (inner->kind != StmtKind::For || inner->vector != VectorHint::Independent) return nullptr;
+    const Expr& c = outer->cond;
+    bool canonical = outer->step->kind == ExprKind::IntImm && outer->step->intValue == 1 &&
+                     c->kind == ExprKind::Binary &&
+                     (c->binaryOp == te::BinaryOp::Le || c->binaryOp == te::BinaryOp::Lt) &&
+                     c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == outer->name &&
+                     !dependsOn(c->operands[1], outer->name);
+    // The blocks interleave the inner loop's iterations of several outer ones.
+    if (!canonical || dependsOn(inner->init, outer->name) || dependsOn(inner->cond, outer->name) ||
+        dependsOn(inner->step, outer->name))
+      return nullptr;
+    if (whyNotVectorizable(*inner, buffers_).empty()) return nullptr;  // plain vector code suffices
+    if (!whyNotVectorizable(*inner, buffers_, outer->name).empty()) return nullptr;
+    auto vectorLoop = std::make_shared<StmtNode>(*inner);
+    vectorLoop->vectorLanes = lanes_;
+    auto copy = std::make_shared<StmtNode>(*outer);
+    copy->transposeLanes = lanes_;
+    copy->body = {vectorLoop};
+    explain_ += "loop " + outer->name + ": in blocks of " + std::to_string(lanes_) + " around vector loop " +
+                inner->name + ", its reads contiguous along " + outer->name + " transposed in registers (" +
+                std::to_string(lanes_) + "x" + std::to_string(lanes_) + ")\n";
+    ++vectorized_;
+    return copy;
+  }
+
   int lanes_;
   std::string& explain_;
   BufferTypes buffers_;

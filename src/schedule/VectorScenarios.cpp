@@ -155,9 +155,14 @@ class ScenarioBuilder {
       atShortest += shortest > 0 && std::abs(a.stride[static_cast<size_t>(d)]) == shortest;
     double width =
         static_cast<double>(std::min<int64_t>(extent(s, d), target_.widthLimit)) / target_.widthLimit;
+    // Accesses sharing a stride gain from it only while it is short: each
+    // counts in full up to L elements, then by L / stride.
+    double shortness =
+        shortest > 0 ? std::min(1.0, static_cast<double>(target_.widthLimit) / static_cast<double>(shortest))
+                     : 0;
     return w_.store * vectorStores + w_.load * vectorLoads +
            (shortest > 0 ? w_.shortStride / static_cast<double>(shortest) : 0) +
-           w_.shortStrideCount * atShortest + w_.width * width;
+           w_.shortStrideCount * atShortest * shortness + w_.width * width;
   }
 
   // The statement's best innermost orders: two candidates per position.

@@ -12,6 +12,11 @@
 //   (the smallest stride); with no nonzero stride, w3/M is 0.
 // - The width term is w5 * min(N, L) / L: it favours loops that fill the
 //   width L (the prose's intent; the printed L/N grows as N shrinks).
+// - The count of accesses at the shortest stride (w4) is scaled by
+//   min(1, L / stride): accesses that share a long stride (BERT's batch
+//   dimension, 98304 elements in both tensors) gain nothing from it, and
+//   counting them in full placed that loop inside the heads loop, 1.5x
+//   slower than isl's order (bench/suites/layout.suite).
 // - Eight scenarios arise as a beam: per statement the two best loops at
 //   each of up to three innermost positions (up to 8 orders), and the
 //   statements' orders combined, best total cost first, 8 kept.

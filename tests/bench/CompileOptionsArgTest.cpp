@@ -36,6 +36,11 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, driver::Fusion::Max);
   EXPECT_EQ(parseCompileOptionsArg("scheduler=tessel fusion=max").scheduler,
             driver::CompileOptions::Scheduler::Tessel);
+  driver::CompileOptions steered = parseCompileOptionsArg("scheduler=tessel constraints=auto transposes=off");
+  ASSERT_TRUE(steered.scheduleConstraints.has_value());
+  EXPECT_TRUE(steered.scheduleConstraints->automatic);
+  EXPECT_FALSE(steered.registerTransposes);
+  EXPECT_TRUE(parseCompileOptionsArg("").registerTransposes);
   driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);
@@ -100,6 +105,9 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"fusion=min scheme=O: R_m, L_A(m/0)", 1, 33, "a block size must be at least 1"},
       {"fusion=min constant-inputs=W+", 1, 28, "constant-inputs: bad constant inputs 'W+'"},
       {"scheme=search scheme-budget=0", 1, 29, "bad scheme-budget '0' (expected a count from 1 to 100000)"},
+      {"transposes=on", 1, 12, "bad transposes 'on' (expected transposes=registers or transposes=off)"},
+      {"scheduler=tessel constraints=mine", 1, 30, "bad constraints 'mine' (expected constraints=auto or"},
+      {"scheduler=tessel constraints=@/nonexistent/tree", 1, 30, "cannot open '/nonexistent/tree'"},
   };
   for (const BadOptions& c : cases) {
     try {

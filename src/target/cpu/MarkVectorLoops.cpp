@@ -1,6 +1,7 @@
 #include "target/cpu/MarkVectorLoops.h"
 
 #include "schedule/TreeQueries.h"
+#include "target/cpu/AccessStride.h"
 
 namespace tessel::target::cpu {
 
@@ -8,7 +9,8 @@ namespace {
 
 class VectorMarker {
  public:
-  VectorMarker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+  VectorMarker(const poly::Scop& scop, bool registerTransposes, std::string& explain)
+      : scop_(scop), registerTransposes_(registerTransposes), explain_(explain) {}
 
   isl::schedule_node visit(isl::schedule_node node) {
     if (node.isa<isl::schedule_node_band>() && !schedule::hasBandBelow(node))
@@ -59,6 +61,11 @@ class VectorMarker {
     here.foreach_set(
         [&](isl::set s) { statements += " " + isl::manage(isl_set_get_tuple_id(s.get())).name(); });
     explain_ += "innermost loop of the band over" + statements + ": " + kind + "\n";
+    bool transposes =
+        registerTransposes_ && kind == kVectorMark && n > 1 && transposesThroughRegisters(band, n);
+    if (transposes)
+      explain_ += "loop above it over" + statements + ": " + kTransposeBlockMark +
+                  " (a read is contiguous along it, strided along the vector loop)\n";
     isl::schedule_node node = band;
     int depth = 0;
     if (n > 1) {
@@ -66,11 +73,79 @@ class VectorMarker {
       depth = 1;
     }
     node = node.insert_mark(schedule::markId(node.ctx(), kind));
+    if (transposes) {
+      // The member above the vector loop gets a band of its own under its mark.
+      node = node.parent();
+      isl::schedule_node_band outer = node.as<isl::schedule_node_band>();
+      depth = 0;
+      if (n > 2) {
+        node = outer.split(n - 2).child(0);
+        depth = 1;
+      }
+      node = node.insert_mark(schedule::markId(node.ctx(), kTransposeBlockMark));
+      return depth ? node.parent() : node;
+    }
     for (int i = 0; i < depth; ++i) node = node.parent();
     return node;
   }
 
+  // The domain dimension `member` moves for each statement, when it is one
+  // dimension with coefficient 1 (a tile's point loop).
+  static std::map<std::string, int> memberDims(const isl::union_pw_aff& member) {
+    std::map<std::string, int> dims;
+    isl::manage(isl_union_map_from_union_pw_aff(member.copy())).foreach_map([&](isl::map m) {
+      std::string statement = isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_in)).name();
+      int found = -1;
+      bool simple = m.is_single_valued();
+      if (simple)
+        m.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff piece) {
+          isl::aff a = piece.at(0);
+          for (int d = 0; d < static_cast<int>(m.domain_tuple_dim()); ++d) {
+            if (isl_aff_involves_dims(a.get(), isl_dim_in, static_cast<unsigned>(d), 1) != isl_bool_true)
+              continue;
+            isl::val c = isl::manage(isl_aff_get_coefficient_val(a.get(), isl_dim_in, d));
+            if (!c.is_one() || (found >= 0 && found != d)) simple = false;
+            found = d;
+          }
+        });
+      if (simple && found >= 0) dims[statement] = found;
+    });
+    return dims;
+  }
+
+  // Whether the member above the vector loop (n - 2) carries no dependence
+  // and some statement reads an array contiguously along it but with a large
+  // stride along the vector loop while writing contiguously along the vector
+  // loop: the backend can then run that loop in blocks of the vector width
+  // and transpose the read's 16 x 16 blocks in registers (lir/Vectorize.h).
+  bool transposesThroughRegisters(const isl::schedule_node_band& band, int n) const {
+    isl::multi_union_pw_aff partial = band.get_partial_schedule();
+    std::map<std::string, int> rows = memberDims(partial.at(n - 2));
+    std::map<std::string, int> lanes = memberDims(partial.at(n - 1));
+    isl::union_set here = schedule::nodeDomain(band);
+    isl::union_map sameOuter = scop_.deps.validity().intersect_domain(here).intersect_range(here).eq_at(
+        band.prefix_schedule_multi_union_pw_aff());
+    for (int m = 0; m < n - 2; ++m) sameOuter = sameOuter.eq_at(isl::multi_union_pw_aff(partial.at(m)));
+    if (!sameOuter.subtract(sameOuter.eq_at(isl::multi_union_pw_aff(partial.at(n - 2)))).is_empty())
+      return false;
+    bool found = false;
+    for (const auto& [name, lane] : lanes) {
+      auto row = rows.find(name);
+      if (row == rows.end()) continue;
+      const poly::Statement& st = scop_.statement(name);
+      bool writesAlongLanes = true;
+      st.writes.foreach_map(
+          [&](isl::map w) { writesAlongLanes = writesAlongLanes && contiguity(w, lane) == 1; });
+      if (!writesAlongLanes) continue;
+      st.reads.foreach_map([&](isl::map r) {
+        if (contiguity(r, lane) == -1 && contiguity(r, row->second) == 1) found = true;
+      });
+    }
+    return found;
+  }
+
   const poly::Scop& scop_;
+  bool registerTransposes_;
   std::string& explain_;
 };
 
@@ -94,8 +169,9 @@ void collectVectorLoopDims(const isl::schedule_node& node, std::map<std::string,
 
 }  // namespace
 
-isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain) {
-  return VectorMarker(scop, explain).visit(schedule.root()).schedule();
+isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, bool registerTransposes,
+                              std::string& explain) {
+  return VectorMarker(scop, registerTransposes, explain).visit(schedule.root()).schedule();
 }
 
 std::map<std::string, std::set<int>> vectorLoopDims(const isl::schedule_node& node) {

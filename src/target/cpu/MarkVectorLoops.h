@@ -5,7 +5,12 @@
 // partial results of the lanes are combined at the end, which reassociates
 // the reduction as any parallel reduction does). The member is split into a
 // band of its own under the mark. Code generation decides per loop whether
-// its body can actually be emitted as vector code.
+// its body can actually be emitted as vector code. When the member above a
+// "vector" loop carries no dependence and a statement reads contiguously
+// along it but strided along the vector loop, that member gets a band of its
+// own under a "transpose_block" mark: the backend may run it in blocks of the
+// vector width and transpose the read through registers (paper 004's
+// vectorized dimensions, with the transposes it leaves to the backend).
 #pragma once
 
 #include <isl/cpp.h>
@@ -20,8 +25,11 @@ namespace tessel::target::cpu {
 
 inline constexpr const char* kVectorMark = "vector";
 inline constexpr const char* kVectorReductionMark = "vector_reduction";
+inline constexpr const char* kTransposeBlockMark = "transpose_block";
 
-isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain);
+// `registerTransposes`: whether to mark transpose blocks at all.
+isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, bool registerTransposes,
+                              std::string& explain);
 
 // For each statement below `node` (by name), the domain dimensions its vector
 // loop (the band under a vector mark) moves with.

@@ -17,8 +17,11 @@ namespace {
 
 class Sinker {
  public:
-  Sinker(const poly::Scop& scop, int64_t packingBudgetBytes, std::string& explain)
-      : scop_(scop), packingBudgetBytes_(packingBudgetBytes), explain_(explain) {}
+  Sinker(const poly::Scop& scop, int64_t packingBudgetBytes, bool registerTransposes, std::string& explain)
+      : scop_(scop),
+        packingBudgetBytes_(packingBudgetBytes),
+        registerTransposes_(registerTransposes),
+        explain_(explain) {}
 
   isl::schedule_node visit(isl::schedule_node node, bool insideBand = false) {
     if (node.isa<isl::schedule_node_band>()) {
@@ -49,12 +52,40 @@ class Sinker {
   // multiply-add where a parallel vector loop reuses broadcast values across a
   // register tile, and summing the lanes at the end; it pays four lines per
   // vector more (A B^T ran 5x slower).
-  double cost(const tile::BandModel& model, int member,
-              const std::optional<std::vector<int64_t>>& tile) const {
+  //
+  // A read strided along a coincident `member` but contiguous along another
+  // coincident member, by a statement that writes contiguously along
+  // `member`, is transposed through registers when that other member runs
+  // right above `member` (MarkVectorLoops' transpose_block): it counts as
+  // contiguous plus the shuffles (4 per vector), and that member is returned
+  // in `partner`.
+  double cost(const tile::BandModel& model, int member, const std::optional<std::vector<int64_t>>& tile,
+              int& partner) const {
     double total = 0;
+    partner = -1;
+    auto transposable = [&](const isl::map& access, const std::string& statement) {
+      if (!registerTransposes_ || !model.coincident(member)) return -1;
+      int dim = model.statementDim(statement, member);
+      bool writesAlong = true;
+      scop_.statement(statement).writes.foreach_map(
+          [&](isl::map w) { writesAlong = writesAlong && contiguity(w, dim) == 1; });
+      if (!writesAlong) return -1;
+      for (int m = 0; m < model.members(); ++m) {
+        int d = model.statementDim(statement, m);
+        if (m != member && d >= 0 && model.coincident(m) && contiguity(access, d) == 1) return m;
+      }
+      return -1;
+    };
     auto lines = [&](const isl::map& access, int dim, const std::string& statement) {
       int c = contiguity(access, dim);
       if (c < 0 && tile && packable(model, *tile, access, statement, dim)) c = 1;
+      if (c < 0 && (partner < 0 || transposable(access, statement) == partner)) {
+        int p = transposable(access, statement);
+        if (p >= 0) {
+          partner = p;
+          return 2.0 / 16;
+        }
+      }
       return c > 0 ? 1.0 / 16 : c < 0 ? 1.0 : 0.0;
     };
     bool reduces = false;
@@ -129,6 +160,16 @@ class Sinker {
     return sizes;
   }
 
+  // The members in their order, `innermost` last and `partner` (if any) right above it.
+  static std::vector<int> memberOrder(int n, int innermost, int partner) {
+    std::vector<int> order;
+    for (int m = 0; m < n; ++m)
+      if (m != innermost && m != partner) order.push_back(m);
+    if (partner >= 0) order.push_back(partner);
+    order.push_back(innermost);
+    return order;
+  }
+
   // Promotion's sites: a point band right under the tile band of an L1 tile mark.
   static bool underL1Tiles(const isl::schedule_node& band) {
     if (!band.has_parent() || !band.parent().isa<isl::schedule_node_band>()) return false;
@@ -141,23 +182,28 @@ class Sinker {
   isl::schedule_node sink(const isl::schedule_node_band& band, bool outermost) {
     tile::BandModel model(scop_, band, 64);
     int n = model.members();
-    int best = n - 1;
     std::optional<std::vector<int64_t>> tile;
     if (underL1Tiles(band)) tile = tileExtents(band);
-    double bestCost = cost(model, n - 1, tile);
-    for (int m = 0; m < n - 1; ++m) {
+    int best = -1, bestPartner = -1;
+    double bestCost = 0;
+    for (int m = n - 1; m >= 0; --m) {
       if (outermost && m == 0 && model.coincident(0) && !model.coincident(1)) continue;
-      double c = cost(model, m, tile);
-      if (c < bestCost) {
+      int partner = -1;
+      double c = cost(model, m, tile, partner);
+      std::vector<int> order = memberOrder(n, m, partner);
+      // A transpose partner moved inward must leave a parallel member first.
+      if (outermost && partner >= 0 && model.coincident(0) && !model.coincident(order[0])) continue;
+      if (best < 0 || c < bestCost) {
         best = m;
+        bestPartner = partner;
         bestCost = c;
       }
     }
-    if (best == n - 1) return band;
-    std::vector<int> order;
-    for (int m = 0; m < n; ++m)
-      if (m != best) order.push_back(m);
-    order.push_back(best);
+    if (best < 0) return band;
+    std::vector<int> order = memberOrder(n, best, bestPartner);
+    bool same = true;
+    for (int m = 0; m < n; ++m) same = same && order[static_cast<size_t>(m)] == m;
+    if (same) return band;
 
     // Coincidence flags are recomputed, not copied (parallel and unroll-jam
     // marks read them).
@@ -166,21 +212,27 @@ class Sinker {
     for (const auto& s : model.statements()) explain_ += " " + s;
     std::ostringstream lines;
     lines << bestCost;
-    explain_ += ": member " + std::to_string(best) + " made innermost (contiguous accesses, " + lines.str() +
-                " cache lines per iteration)\n";
+    explain_ +=
+        ": member " + std::to_string(best) + " made innermost (contiguous accesses, " + lines.str() +
+        " cache lines per iteration)" +
+        (bestPartner >= 0 ? ", member " + std::to_string(bestPartner) + " above it to transpose through"
+                          : "") +
+        "\n";
     return sunk;
   }
 
   const poly::Scop& scop_;
   int64_t packingBudgetBytes_;
+  bool registerTransposes_;
   std::string& explain_;
 };
 
 }  // namespace
 
 isl::schedule sinkContiguousMember(const poly::Scop& scop, const isl::schedule& schedule,
-                                   int64_t packingBudgetBytes, std::string& explain) {
-  return Sinker(scop, packingBudgetBytes, explain).visit(schedule.root()).schedule();
+                                   int64_t packingBudgetBytes, bool registerTransposes,
+                                   std::string& explain) {
+  return Sinker(scop, packingBudgetBytes, registerTransposes, explain).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::target::cpu

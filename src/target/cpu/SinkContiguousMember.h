@@ -3,6 +3,9 @@
 // the member along which most accesses are contiguous (stride 1 in the
 // array's last dimension, writes counting double) becomes the innermost loop,
 // so the C compiler and Tessel's vectorizer find unit-stride vectors there.
+// A read strided along that member but contiguous along another parallel
+// member counts as contiguous when the latter can run right above it (the
+// backend transposes it through registers); the band is ordered so.
 // Permutability, which the scheduler proved, makes any member order valid.
 #pragma once
 
@@ -18,7 +21,8 @@ namespace tessel::target::cpu {
 // `packingBudgetBytes`: what promotion may copy under L1 tiles (0 when it is
 // off); a read it will copy, transposed if need be, counts as contiguous.
 // Appends one line per band it reorders to `explain`.
+// `registerTransposes`: whether the backend transposes through registers.
 isl::schedule sinkContiguousMember(const poly::Scop& scop, const isl::schedule& schedule,
-                                   int64_t packingBudgetBytes, std::string& explain);
+                                   int64_t packingBudgetBytes, bool registerTransposes, std::string& explain);
 
 }  // namespace tessel::target::cpu
