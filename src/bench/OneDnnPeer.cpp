@@ -271,13 +271,17 @@ size_t inputPosition(const te::Program& p, const std::string& name) {
 // must be affine in the output's indices, without offsets. A factor S(i)
 // over one output dimension becomes oneDNN's output scales along it.
 void prepareReorder(OneDnnRun& r, const te::Program& p, const std::vector<runtime::Buffer>& in) {
-  const te::Stage& stage = p.stages.at(0);
-  if (p.stages.size() != 1 || stage.reduction != te::Reduction::None || p.outputs().size() != 1)
+  if (p.stages.size() != 1 || p.stages[0].reduction != te::Reduction::None || p.outputs().size() != 1)
     throw PeerError("reorder takes one plain assignment O(i...) = I(...) [* S(i)]");
+  const te::Stage& stage = p.stages[0];
   te::Expr read = stage.rhs, scale;
   if (read->kind == te::ExprKind::Binary && read->binaryOp == te::BinaryOp::Mul) {
-    scale = read->operands[1];
-    read = read->operands[0];
+    // The scale is the factor read through one index: S(c) * I(...) or I(...) * S(c).
+    bool scaleFirst =
+        read->operands[0]->kind == te::ExprKind::Access && read->operands[0]->operands.size() == 1 &&
+        read->operands[1]->kind == te::ExprKind::Access && read->operands[1]->operands.size() > 1;
+    scale = read->operands[scaleFirst ? 0 : 1];
+    read = read->operands[scaleFirst ? 1 : 0];
   }
   if (read->kind != te::ExprKind::Access || (scale && scale->kind != te::ExprKind::Access))
     throw PeerError("reorder takes one plain assignment O(i...) = I(...) [* S(i)]");

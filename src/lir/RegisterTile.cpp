@@ -109,11 +109,13 @@ class RegisterTiler {
 
   std::string nestOf(const StmtNode& top, const std::string& unrolled, AccumulationNest& nest) {
     const StmtNode* node = &top;
+    if (node->kind == StmtKind::For && node->transposeLanes > 0) return "it transposes through registers";
     while (node->kind == StmtKind::For && node->vectorLanes == 0) {
       if (nest.loops.size() == 4) return "the nest around the vector loops is deeper than 4";
       nest.loops.push_back(node);
       std::vector<Stmt> inner = statementsOf(node->body[0]);
       if (inner.size() == 1 && inner[0]->kind == StmtKind::For && inner[0]->vectorLanes == 0) {
+        if (inner[0]->transposeLanes > 0) return "the nest transposes through registers";
         node = inner[0].get();
         continue;
       }
@@ -202,6 +204,10 @@ class RegisterTiler {
     int nestAt = -1;
     for (size_t i = 0; i < body.size(); ++i)
       if (body[i]->kind == StmtKind::For && body[i]->vectorLanes == 0) {
+        if (body[i]->transposeLanes > 0) {
+          why = "its body transposes through registers";
+          return nullptr;
+        }
         if (nestAt >= 0) {
           why = "its body holds two loop nests";
           return nullptr;

@@ -128,7 +128,7 @@ class BodyChecker {
         if (stride && (*stride == 1 || *stride == 2)) return "";
         if (quotientIndex(e->operands[0], loop_.name)) return "";
         if (!blockVar_.empty() && isTransposedRead(e->operands[0], loop_.name, blockVar_)) {
-          if (!loadsAllowed || guarded_) return "a read to transpose is under a condition";
+          if (!loadsAllowed || guarded_ || selected_) return "a read to transpose is under a condition";
           transposedBuffers_.insert(e->name);
           return "";
         }
@@ -165,13 +165,20 @@ class BodyChecker {
         }
       case ExprKind::Select: {
         const Expr& c = e->operands[0];
+        // A transposed read loads its whole block whatever a row's branch.
+        bool wasSelected = selected_;
+        selected_ = true;
+        std::string why;
         if (!dependsOn(c, loop_.name)) {
-          std::string why = value(e->operands[1], loadsAllowed);
-          return why.empty() ? value(e->operands[2], loadsAllowed) : why;
+          why = value(e->operands[1], loadsAllowed);
+          if (why.empty()) why = value(e->operands[2], loadsAllowed);
+          selected_ = wasSelected;
+          return why;
         }
-        std::string why = condition(c);
+        why = condition(c);
         if (why.empty()) why = value(e->operands[1], false);
         if (why.empty()) why = value(e->operands[2], false);
+        selected_ = wasSelected;
         return why;
       }
       default:
@@ -208,7 +215,8 @@ class BodyChecker {
   std::set<std::string> otherAccesses_;
   std::set<std::string> transposedBuffers_;
   std::set<std::string> storedBuffers_;
-  bool guarded_ = false;  // the store being checked is under a condition
+  bool guarded_ = false;   // the store being checked is under a condition
+  bool selected_ = false;  // the value being checked is a branch of a select
 };
 
 }  // namespace

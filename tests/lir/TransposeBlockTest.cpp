@@ -101,5 +101,20 @@ TEST(TransposeBlock, NotWhereNoLoopMakesTheReadContiguous) {
   EXPECT_EQ(c.cp.explanation.find("transposed in registers"), std::string::npos) << c.cp.explanation;
 }
 
+// A read under a guard may lie outside its tensor where the guard is false
+// (here I(m, -1)); a block's rows are loaded whatever each element's branch,
+// so a guarded read is never transposed.
+TEST(TransposeBlock, NotUnderAGuard) {
+  for (const char* body : {"O(n,m) = n >= 1 ? I(m, n - 1) : 0 where n in 0:N",
+                           "O(n,m) = fmax(n >= 1 ? I(m, n - 1) : 0, I(m, n)) where n in 0:N"}) {
+    Compiled c =
+        compileAndCheck(std::string("# sizes: M=37 N=21\ndef f(float(M,N) I) -> (O) {\n  ") + body + "\n}\n",
+                        "avx512", false);
+    EXPECT_TRUE(c.check.pass) << body << "\n" << c.check.failures;
+    EXPECT_EQ(c.cp.explanation.find("transposed in registers"), std::string::npos) << body << "\n"
+                                                                                   << c.cp.explanation;
+  }
+}
+
 }  // namespace
 }  // namespace tessel::lir
