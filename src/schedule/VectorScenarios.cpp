@@ -5,6 +5,7 @@
 #include <isl/val.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -67,6 +68,9 @@ std::vector<Access> accessesOf(const poly::Scop& scop, const poly::Statement& st
   return out;
 }
 
+// Costs closer than this are equal: sums of the same terms in another order.
+constexpr double kCostTolerance = 1e-9;
+
 // A statement's loop order, innermost first, with its cost.
 struct Order {
   std::vector<int> innermostFirst;
@@ -104,8 +108,9 @@ class ScenarioBuilder {
           more[s] = o;
           next.push_back({cost + o.cost, more});
         }
+      // Equal totals (up to rounding) keep the statements' order preference.
       std::stable_sort(next.begin(), next.end(),
-                       [](const auto& a, const auto& b) { return a.first > b.first; });
+                       [](const auto& a, const auto& b) { return a.first > b.first + kCostTolerance; });
       if (static_cast<int>(next.size()) > target_.maxScenarios)
         next.resize(static_cast<size_t>(target_.maxScenarios));
       scenarios = std::move(next);
@@ -192,8 +197,21 @@ class ScenarioBuilder {
       if (next.empty()) break;
       beam = std::move(next);
     }
-    std::stable_sort(beam.begin(), beam.end(),
-                     [](const Order& a, const Order& b) { return a.cost > b.cost; });
+    // The cost of a loop away from the innermost position does not depend on
+    // the loops inside it, so orders of the same loops tie; the one closest to
+    // the statement's own order (fewest inversions) goes first: NHWC -> NCHW
+    // then keeps c outside h, writing whole rows of h per channel block.
+    auto inversions = [](const Order& o) {
+      int count = 0;
+      for (size_t a = 0; a < o.innermostFirst.size(); ++a)
+        for (size_t b = a + 1; b < o.innermostFirst.size(); ++b)
+          count += o.innermostFirst[a] < o.innermostFirst[b];
+      return count;
+    };
+    std::stable_sort(beam.begin(), beam.end(), [&](const Order& a, const Order& b) {
+      if (std::abs(a.cost - b.cost) > kCostTolerance) return a.cost > b.cost;
+      return inversions(a) < inversions(b);
+    });
     return beam;
   }
 

@@ -324,5 +324,24 @@ TEST(VectorScenarios, StoresWeighMoreThanLoads) {
           .plain_is_equal(isl::union_pw_aff(ctx.ctx(), "{ S0[n, m] -> [(m)] }").intersect_domain(s0)));
 }
 
+// Loops away from the innermost position score the same in any order, so
+// ties keep the statement's own order: NHWC -> NCHW keeps c outside h (not h
+// outside c), and BERT's batch loop, whose stride is long in both tensors,
+// stays outermost instead of going inside the heads loop.
+TEST(VectorScenarios, TiesKeepTheStatementsOrderAndLongStridesCountLittle) {
+  poly::IslContext ctx;
+  te::Program nchw =
+      programFrom("bench/programs/layout_nhwc_to_nchw.tc", {{"N", 2}, {"C", 32}, {"H", 5}, {"W", 7}});
+  poly::Scop nchwScop = poly::extractScop(ctx.ctx(), nchw);
+  auto a = schedule::buildVectorScenarios(nchwScop, schedule::ScenarioTarget{});
+  EXPECT_NE(a.explanation.find("scenario 1 (cost"), std::string::npos) << a.explanation;
+  EXPECT_NE(a.explanation.find("): S0[c h w]\n  scenario 2"), std::string::npos) << a.explanation;
+  te::Program bert =
+      programFrom("bench/programs/layout_bert_split_heads.tc", {{"B", 32}, {"S", 128}, {"E", 768}});
+  poly::Scop bertScop = poly::extractScop(ctx.ctx(), bert);
+  auto b = schedule::buildVectorScenarios(bertScop, schedule::ScenarioTarget{});
+  EXPECT_NE(b.explanation.find("): S0[h s d]\n  scenario 2"), std::string::npos) << b.explanation;
+}
+
 }  // namespace
 }  // namespace tessel
