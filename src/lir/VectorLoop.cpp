@@ -25,12 +25,8 @@ class BodyChecker {
       : loop_(loop), buffers_(buffers), blockVar_(blockVar) {}
 
   std::string run() {
-    const Expr& c = loop_.cond;
-    if (!(loop_.step->kind == ExprKind::IntImm && loop_.step->intValue == 1)) return "its step is not 1";
-    if (!(c->kind == ExprKind::Binary && (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&
-          c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == loop_.name &&
-          !dependsOn(c->operands[1], loop_.name)))
-      return "its bound is not of the form var <= uniform";
+    std::string shape = whyNotStepOneUpTo(loop_);
+    if (!shape.empty()) return shape;
     LetBindings lets;
     std::string why = stmt(loop_.body[0], lets, false);
     if (!why.empty()) return why;
@@ -409,6 +405,16 @@ double reductionIdentity(te::BinaryOp op) {
     default:
       return 0;
   }
+}
+
+std::string whyNotStepOneUpTo(const StmtNode& loop) {
+  const Expr& c = loop.cond;
+  if (!(loop.step->kind == ExprKind::IntImm && loop.step->intValue == 1)) return "its step is not 1";
+  if (!(c->kind == ExprKind::Binary && (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&
+        c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == loop.name &&
+        !dependsOn(c->operands[1], loop.name)))
+    return "its bound is not of the form var <= uniform";
+  return "";
 }
 
 std::string whyNotVectorizable(const StmtNode& loop, const BufferTypes& buffers,

@@ -59,6 +59,10 @@ std::optional<int64_t> constantTripCount(const StmtNode& loop);
 // The value the lanes of a reduction start from.
 double reductionIdentity(te::BinaryOp op);
 
+// "" when `loop` steps by 1 up to a bound that stays the same over it
+// (var <= uniform or var < uniform), otherwise why not.
+std::string whyNotStepOneUpTo(const StmtNode& loop);
+
 // "" when `loop` (a For with a vector hint) can be emitted as SIMD code,
 // otherwise why not (for --explain). With `blockVar` (the variable of an
 // enclosing loop run in blocks of the lane count, StmtNode::transposeLanes),

@@ -60,14 +60,9 @@ class Vectorizer {
     const Stmt& body = outer->body[0];
     Stmt inner = body->kind == StmtKind::Block && body->body.size() == 1 ? body->body[0] : body;
     if (inner->kind != StmtKind::For || inner->vector != VectorHint::Independent) return nullptr;
-    const Expr& c = outer->cond;
-    bool canonical = outer->step->kind == ExprKind::IntImm && outer->step->intValue == 1 &&
-                     c->kind == ExprKind::Binary &&
-                     (c->binaryOp == te::BinaryOp::Le || c->binaryOp == te::BinaryOp::Lt) &&
-                     c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == outer->name &&
-                     !dependsOn(c->operands[1], outer->name);
     // The blocks interleave the inner loop's iterations of several outer ones.
-    if (!canonical || dependsOn(inner->init, outer->name) || dependsOn(inner->cond, outer->name) ||
+    if (!whyNotStepOneUpTo(*outer).empty() || dependsOn(inner->init, outer->name) ||
+        dependsOn(inner->cond, outer->name) ||
         dependsOn(inner->step, outer->name))
       return nullptr;
     if (whyNotVectorizable(*inner, buffers_).empty()) return nullptr;  // plain vector code suffices

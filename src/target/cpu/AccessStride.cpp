@@ -70,4 +70,14 @@ int contiguity(const isl::map& access, int dim) {
   return score;
 }
 
+bool writesContiguouslyAlong(const poly::Statement& statement, int lane) {
+  bool contiguous = true;
+  statement.writes.foreach_map([&](isl::map w) { contiguous = contiguous && contiguity(w, lane) == 1; });
+  return contiguous;
+}
+
+bool transposesBetween(const isl::map& read, int lane, int row) {
+  return contiguity(read, lane) == -1 && contiguity(read, row) == 1;
+}
+
 }  // namespace tessel::target::cpu

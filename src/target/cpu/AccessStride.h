@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "poly/Scop.h"
+
 namespace tessel::target::cpu {
 
 // f32 lanes of the widest vectors (AVX-512): a loop with fewer iterations
@@ -20,5 +22,12 @@ int contiguity(const isl::map& access, int dim);
 // Whether the element an access reads or writes moves with variable `dim` of
 // its statement (true when the access is not an affine function).
 bool movesWith(const isl::map& access, int dim);
+// Whether every write of `statement` is contiguous along its variable `lane`
+// (a vector loop over it stores whole vectors).
+bool writesContiguouslyAlong(const poly::Statement& statement, int lane);
+// Whether a read is transposed through registers between variable `lane`
+// (the vector loop) and `row` (the loop right above it): strided along the
+// first, contiguous along the second.
+bool transposesBetween(const isl::map& read, int lane, int row);
 
 }  // namespace tessel::target::cpu

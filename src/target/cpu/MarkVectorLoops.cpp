@@ -2,6 +2,7 @@
 
 #include "schedule/TreeQueries.h"
 #include "target/cpu/AccessStride.h"
+#include "tile/BandModel.h"
 
 namespace tessel::target::cpu {
 
@@ -46,11 +47,7 @@ class VectorMarker {
     int n = static_cast<int>(band.n_member());
     if (n == 0) return band;
     isl::union_set here = schedule::nodeDomain(band);
-    isl::multi_union_pw_aff outer = band.prefix_schedule_multi_union_pw_aff();
-    isl::multi_union_pw_aff partial = band.get_partial_schedule();
-    for (int m = 0; m < n - 1; ++m) outer = outer.flat_range_product(isl::multi_union_pw_aff(partial.at(m)));
-    isl::union_map live = scop_.deps.validity().intersect_domain(here).intersect_range(here).eq_at(outer);
-    isl::union_map carried = live.subtract(live.eq_at(isl::multi_union_pw_aff(partial.at(n - 1))));
+    isl::union_map carried = carriedBy(band, n - 1);
     const char* kind = nullptr;
     if (carried.is_empty())
       kind = kVectorMark;
@@ -89,28 +86,15 @@ class VectorMarker {
     return node;
   }
 
-  // The domain dimension `member` moves for each statement, when it is one
-  // dimension with coefficient 1 (a tile's point loop).
-  static std::map<std::string, int> memberDims(const isl::union_pw_aff& member) {
-    std::map<std::string, int> dims;
-    isl::manage(isl_union_map_from_union_pw_aff(member.copy())).foreach_map([&](isl::map m) {
-      std::string statement = isl::manage(isl_map_get_tuple_id(m.get(), isl_dim_in)).name();
-      int found = -1;
-      bool simple = m.is_single_valued();
-      if (simple)
-        m.as_pw_multi_aff().foreach_piece([&](isl::set, isl::multi_aff piece) {
-          isl::aff a = piece.at(0);
-          for (int d = 0; d < static_cast<int>(m.domain_tuple_dim()); ++d) {
-            if (isl_aff_involves_dims(a.get(), isl_dim_in, static_cast<unsigned>(d), 1) != isl_bool_true)
-              continue;
-            isl::val c = isl::manage(isl_aff_get_coefficient_val(a.get(), isl_dim_in, d));
-            if (!c.is_one() || (found >= 0 && found != d)) simple = false;
-            found = d;
-          }
-        });
-      if (simple && found >= 0) dims[statement] = found;
-    });
-    return dims;
+  // The dependences between the band's instances that `member` carries:
+  // equal on the loops outside it, different on it.
+  isl::union_map carriedBy(const isl::schedule_node_band& band, int member) const {
+    isl::union_set here = schedule::nodeDomain(band);
+    isl::multi_union_pw_aff partial = band.get_partial_schedule();
+    isl::union_map live = scop_.deps.validity().intersect_domain(here).intersect_range(here).eq_at(
+        band.prefix_schedule_multi_union_pw_aff());
+    for (int m = 0; m < member; ++m) live = live.eq_at(isl::multi_union_pw_aff(partial.at(m)));
+    return live.subtract(live.eq_at(isl::multi_union_pw_aff(partial.at(member))));
   }
 
   // Whether the member above the vector loop (n - 2) carries no dependence
@@ -119,27 +103,15 @@ class VectorMarker {
   // loop: the backend can then run that loop in blocks of the vector width
   // and transpose the read's 16 x 16 blocks in registers (lir/Vectorize.h).
   bool transposesThroughRegisters(const isl::schedule_node_band& band, int n) const {
-    isl::multi_union_pw_aff partial = band.get_partial_schedule();
-    std::map<std::string, int> rows = memberDims(partial.at(n - 2));
-    std::map<std::string, int> lanes = memberDims(partial.at(n - 1));
-    isl::union_set here = schedule::nodeDomain(band);
-    isl::union_map sameOuter = scop_.deps.validity().intersect_domain(here).intersect_range(here).eq_at(
-        band.prefix_schedule_multi_union_pw_aff());
-    for (int m = 0; m < n - 2; ++m) sameOuter = sameOuter.eq_at(isl::multi_union_pw_aff(partial.at(m)));
-    if (!sameOuter.subtract(sameOuter.eq_at(isl::multi_union_pw_aff(partial.at(n - 2)))).is_empty())
-      return false;
+    if (!carriedBy(band, n - 2).is_empty()) return false;
+    tile::BandModel model(scop_, band, 64);
     bool found = false;
-    for (const auto& [name, lane] : lanes) {
-      auto row = rows.find(name);
-      if (row == rows.end()) continue;
+    for (const std::string& name : model.statements()) {
+      int row = model.statementDim(name, n - 2), lane = model.statementDim(name, n - 1);
+      if (row < 0 || lane < 0) continue;
       const poly::Statement& st = scop_.statement(name);
-      bool writesAlongLanes = true;
-      st.writes.foreach_map(
-          [&](isl::map w) { writesAlongLanes = writesAlongLanes && contiguity(w, lane) == 1; });
-      if (!writesAlongLanes) continue;
-      st.reads.foreach_map([&](isl::map r) {
-        if (contiguity(r, lane) == -1 && contiguity(r, row->second) == 1) found = true;
-      });
+      if (!writesContiguouslyAlong(st, lane)) continue;
+      st.reads.foreach_map([&](isl::map r) { found = found || transposesBetween(r, lane, row); });
     }
     return found;
   }

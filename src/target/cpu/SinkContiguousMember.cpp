@@ -66,22 +66,19 @@ class Sinker {
     auto transposable = [&](const isl::map& access, const std::string& statement) {
       if (!registerTransposes_ || !model.coincident(member)) return -1;
       int dim = model.statementDim(statement, member);
-      bool writesAlong = true;
-      scop_.statement(statement).writes.foreach_map(
-          [&](isl::map w) { writesAlong = writesAlong && contiguity(w, dim) == 1; });
-      if (!writesAlong) return -1;
+      if (!writesContiguouslyAlong(scop_.statement(statement), dim)) return -1;
       for (int m = 0; m < model.members(); ++m) {
         int d = model.statementDim(statement, m);
-        if (m != member && d >= 0 && model.coincident(m) && contiguity(access, d) == 1) return m;
+        if (m != member && d >= 0 && model.coincident(m) && transposesBetween(access, dim, d)) return m;
       }
       return -1;
     };
     auto lines = [&](const isl::map& access, int dim, const std::string& statement) {
       int c = contiguity(access, dim);
       if (c < 0 && tile && packable(model, *tile, access, statement, dim)) c = 1;
-      if (c < 0 && (partner < 0 || transposable(access, statement) == partner)) {
+      if (c < 0) {
         int p = transposable(access, statement);
-        if (p >= 0) {
+        if (p >= 0 && (partner < 0 || p == partner)) {
           partner = p;
           return 2.0 / 16;
         }
