@@ -60,13 +60,17 @@ class Vectorizer {
     const Stmt& body = outer->body[0];
     Stmt inner = body->kind == StmtKind::Block && body->body.size() == 1 ? body->body[0] : body;
     if (inner->kind != StmtKind::For || inner->vector != VectorHint::Independent) return nullptr;
-    // The blocks interleave the inner loop's iterations of several outer ones.
-    if (!whyNotStepOneUpTo(*outer).empty() || dependsOn(inner->init, outer->name) ||
-        dependsOn(inner->cond, outer->name) ||
-        dependsOn(inner->step, outer->name))
-      return nullptr;
     if (whyNotVectorizable(*inner, buffers_).empty()) return nullptr;  // plain vector code suffices
-    if (!whyNotVectorizable(*inner, buffers_, outer->name).empty()) return nullptr;
+    // The blocks interleave the inner loop's iterations of several outer ones.
+    std::string why = whyNotStepOneUpTo(*outer);
+    if (why.empty() && (dependsOn(inner->init, outer->name) || dependsOn(inner->cond, outer->name) ||
+                        dependsOn(inner->step, outer->name)))
+      why = "the bounds of loop " + inner->name + " depend on it";
+    if (why.empty()) why = whyNotVectorizable(*inner, buffers_, outer->name);
+    if (!why.empty()) {
+      explain_ += "loop " + outer->name + ": not run in transpose blocks: " + why + "\n";
+      return nullptr;
+    }
     auto vectorLoop = std::make_shared<StmtNode>(*inner);
     vectorLoop->vectorLanes = lanes_;
     auto copy = std::make_shared<StmtNode>(*outer);
