@@ -1,5 +1,6 @@
 #include "fuse/Basteln.h"
 
+#include <isl/map.h>
 #include <isl/schedule_node.h>
 #include <isl/set.h>
 #include <isl/union_map.h>
@@ -43,6 +44,20 @@ isl::union_set producerInstances(const isl::schedule_node& filter) {
   for (isl::schedule_node node = filter.child(0); node.isa<isl::schedule_node_filter>(); node = node.child(0))
     domain = domain.intersect(node.as<isl::schedule_node_filter>().get_filter());
   return domain;
+}
+
+// isl keeps the instances a tile needs as a union with a disjunct per read,
+// which the AST generator turns into loop pieces under conditions (Harris:
+// each slice row an `if` over two pieces of its vector loop, whose mark then
+// applied to no single loop). Each statement's part becomes its simple hull
+// where the hull adds no instance.
+isl::union_map mergedPieces(const isl::union_map& instances) {
+  isl::union_map merged = isl::union_map::empty(instances.ctx());
+  instances.coalesce().foreach_map([&](isl::map piece) {
+    isl::map hull = isl::manage(isl_map_from_basic_map(isl_map_simple_hull(piece.copy())));
+    merged = merged.unite(hull.is_subset(piece) ? hull : piece);
+  });
+  return merged;
 }
 
 // `node`, or its child when `node` is the mark of tiles made for fusion.
@@ -341,7 +356,7 @@ class TileFusion {
             isl::manage(isl_union_map_transitive_closure(within.reverse().release(), &exact));
         need = need.unite(need.apply_range(earlier));
       }
-      need = need.intersect_range(domain);
+      need = mergedPieces(need.intersect_range(domain));
       isl::union_set recomputed = need.range();
       if (recomputed.is_empty()) continue;
       // Alg. 4: other consumers may read the producer's other values (the

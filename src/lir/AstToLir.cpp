@@ -42,6 +42,53 @@ isl::schedule marksWithDepths(const isl::schedule& schedule) {
   return schedule.root().map_descendant_bottom_up(visit).schedule();
 }
 
+// Whether the loops right under `node` (through marks, ifs and blocks: isl
+// splits a loop into pieces where the domain is a union) are all the loop
+// named `iterator`, with at least one of them.
+bool onlyLoopsOf(isl_ast_node* node, const std::string& iterator, bool& found) {
+  switch (isl_ast_node_get_type(node)) {
+    case isl_ast_node_for: {
+      isl_ast_expr* expr = isl_ast_node_for_get_iterator(node);
+      isl_id* name = isl_ast_expr_get_id(expr);
+      bool same = name && iterator == isl_id_get_name(name);
+      isl_id_free(name);
+      isl_ast_expr_free(expr);
+      found = found || same;
+      return same;
+    }
+    case isl_ast_node_mark: {
+      isl_ast_node* child = isl_ast_node_mark_get_node(node);
+      bool only = onlyLoopsOf(child, iterator, found);
+      isl_ast_node_free(child);
+      return only;
+    }
+    case isl_ast_node_if: {
+      isl_ast_node* then = isl_ast_node_if_get_then_node(node);
+      bool only = onlyLoopsOf(then, iterator, found);
+      isl_ast_node_free(then);
+      if (only && isl_ast_node_if_has_else_node(node) == isl_bool_true) {
+        isl_ast_node* otherwise = isl_ast_node_if_get_else_node(node);
+        only = onlyLoopsOf(otherwise, iterator, found);
+        isl_ast_node_free(otherwise);
+      }
+      return only;
+    }
+    case isl_ast_node_block: {
+      isl_ast_node_list* children = isl_ast_node_block_get_children(node);
+      bool only = true;
+      for (isl_size k = 0; only && k < isl_ast_node_list_n_ast_node(children); ++k) {
+        isl_ast_node* child = isl_ast_node_list_get_ast_node(children, k);
+        only = onlyLoopsOf(child, iterator, found);
+        isl_ast_node_free(child);
+      }
+      isl_ast_node_list_free(children);
+      return only;
+    }
+    default:  // a statement: its piece of the loop has one iteration
+      return true;
+  }
+}
+
 isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*) {
   isl_id* id = isl_ast_node_mark_get_id(mark);
   intptr_t depth = reinterpret_cast<intptr_t>(isl_id_get_user(id)) - 1;
@@ -50,22 +97,8 @@ isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*)
   isl_id_free(id);
   if (depth < 0 || grafted) return mark;
   isl_ast_node* child = isl_ast_node_mark_get_node(mark);
-  isl_ast_node* under = isl_ast_node_copy(child);
-  while (under && isl_ast_node_get_type(under) == isl_ast_node_mark) {
-    isl_ast_node* next = isl_ast_node_mark_get_node(under);
-    isl_ast_node_free(under);
-    under = next;
-  }
-  bool loopHere = false;
-  if (under && isl_ast_node_get_type(under) == isl_ast_node_for) {
-    isl_ast_expr* iterator = isl_ast_node_for_get_iterator(under);
-    isl_id* name = isl_ast_expr_get_id(iterator);
-    loopHere = name && std::string(isl_id_get_name(name)) == "c" + std::to_string(depth);
-    isl_id_free(name);
-    isl_ast_expr_free(iterator);
-  }
-  isl_ast_node_free(under);
-  if (loopHere) {
+  bool found = false;
+  if (onlyLoopsOf(child, "c" + std::to_string(depth), found) && found) {
     isl_ast_node_free(child);
     return mark;
   }
@@ -252,15 +285,17 @@ class AstTranslator {
       copy->transposeBlock = marks.transposeBlock;
       return copy;
     }
+    // A mark kept over ifs and blocks applies to each piece of its loop
+    // (dropMarksOfRemovedLoops checked that nothing else is there).
     if (n.isa<isl::ast_node_if>()) {
       auto i = n.as<isl::ast_node_if>();
-      return ifThenElse(expr(i.cond()), node(i.then_node()),
-                        i.has_else_node() ? node(i.else_node()) : nullptr);
+      return ifThenElse(expr(i.cond()), node(i.then_node(), marks),
+                        i.has_else_node() ? node(i.else_node(), marks) : nullptr);
     }
     if (n.isa<isl::ast_node_block>()) {
       auto list = n.as<isl::ast_node_block>().children();
       std::vector<Stmt> stmts;
-      for (unsigned k = 0; k < list.size(); ++k) stmts.push_back(node(list.at(static_cast<int>(k))));
+      for (unsigned k = 0; k < list.size(); ++k) stmts.push_back(node(list.at(static_cast<int>(k)), marks));
       return block(std::move(stmts));
     }
     if (n.isa<isl::ast_node_mark>()) {

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <sstream>
 
 #include "../support/RowPrograms.h"
 #include "../support/RunTool.h"
 #include "driver/Compile.h"
+#include "lir/Lir.h"
 #include "target/DetectHost.h"
 #include "tile/TilePolicy.h"
 
@@ -427,6 +429,39 @@ TEST(Basteln, UntiledConsumerRecomputesProducersAtItsOuterLoop) {
     EXPECT_EQ(c.program.dump.find("tile_"), std::string::npos) << c.program.dump;
     for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "T") << c.program.explanation;
   }
+}
+
+// Harris: a tile needs the derivatives' slice as a union with a disjunct per
+// read of each product. Kept so, isl split every row of the copy into loop
+// pieces under an `if` and the copy ran scalar (3x slower); merged into one
+// box it is one vector loop per row.
+TEST(Basteln, SliceNeededByManyReadsIsOneBox) {
+  std::string harris = "# sizes: H=45 W=70\n"
+      "def harris(float(H, W) I) -> (R) {\n"
+      "  Iy(h, w) = (I(h + 2, w) - I(h, w)) + (I(h + 2, w + 2) - I(h, w + 2))\n"
+      "  Ix(h, w) = (I(h, w + 2) - I(h, w)) + (I(h + 2, w + 2) - I(h + 2, w))\n"
+      "  Ixx(h, w) = Ix(h, w) * Ix(h, w)\n"
+      "  Iyy(h, w) = Iy(h, w) * Iy(h, w)\n"
+      "  Ixy(h, w) = Ix(h, w) * Iy(h, w)\n"
+      "  Sxx(h, w) = Ixx(h, w) + Ixx(h, w + 1) + Ixx(h, w + 2) + Ixx(h + 1, w) + Ixx(h + 1, w + 1)"
+      " + Ixx(h + 1, w + 2) + Ixx(h + 2, w) + Ixx(h + 2, w + 1) + Ixx(h + 2, w + 2)\n"
+      "  Syy(h, w) = Iyy(h, w) + Iyy(h, w + 1) + Iyy(h, w + 2) + Iyy(h + 1, w) + Iyy(h + 1, w + 1)"
+      " + Iyy(h + 1, w + 2) + Iyy(h + 2, w) + Iyy(h + 2, w + 1) + Iyy(h + 2, w + 2)\n"
+      "  Sxy(h, w) = Ixy(h, w) + Ixy(h, w + 1) + Ixy(h, w + 2) + Ixy(h + 1, w) + Ixy(h + 1, w + 1)"
+      " + Ixy(h + 1, w + 2) + Ixy(h + 2, w) + Ixy(h + 2, w + 1) + Ixy(h + 2, w + 2)\n"
+      "  R(h, w) = Sxx(h, w) * Syy(h, w) - Sxy(h, w) * Sxy(h, w)\n}\n";
+  driver::CompileOptions o = basteln(8, 0.4);
+  o.tiles = tile::parseTilePolicy("*: 8@L2, 2048@L2", "test");
+  CheckedProgram c = compileAndCheck(harris, o);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.has("recomputed in the tiles of")) << c.program.explanation;
+  std::string lir = lir::toString(c.program.kernel);
+  EXPECT_EQ(lir.find("if ("), std::string::npos) << lir;
+  std::istringstream lines(lir);
+  for (std::string line; std::getline(lines, line);)  // every column loop is a vector loop
+    if (line.find("for c3") != std::string::npos) {
+      EXPECT_NE(line.find("vector<"), std::string::npos) << lir;
+    }
 }
 
 // A reduction keeps its own nest: recomputed one row of its consumer at a

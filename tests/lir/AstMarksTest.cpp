@@ -6,6 +6,10 @@
 #include "../front/FrontTestUtil.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
+#include "lir/AstToLir.h"
+#include "poly/ExtractScop.h"
+#include "poly/IslContext.h"
+#include "target/cpu/MarkVectorLoops.h"
 #include "runtime/Runner.h"
 #include "tile/TilePolicy.h"
 
@@ -50,6 +54,40 @@ TEST(AstMarks, UnrollJamMarkOfADroppedLoopIsDropped) {
       "B(k,l,n)\n}\n",
       "S_0: 1@L1, 16@L1; S_1: 1@L1, 16@L1, 8@L1, 4@L1");
   expectMatchesOnTwoThreads(cp);
+}
+
+// Loops of `kernel` with a vector hint, and all loops.
+void countLoops(const Stmt& s, int& vector, int& all) {
+  if (!s) return;
+  if (s->kind == StmtKind::For) {
+    ++all;
+    if (s->vector != VectorHint::None) ++vector;
+  }
+  for (const Stmt& child : s->body) countLoops(child, vector, all);
+  countLoops(s->thenCase, vector, all);
+  countLoops(s->elseCase, vector, all);
+}
+
+// isl splits a loop into pieces (a block of loops with one iterator, or an
+// if over them) where the domain under it is a union, as in basteln's slices
+// or an isolated part; a vector mark above applies to every piece.
+TEST(AstMarks, VectorMarkAppliesToEveryPieceOfASplitLoop) {
+  poly::IslContext isl;
+  te::Program program =
+      front::testing::lowerText("# sizes: N=37\ndef f(float(N) A) -> (Y) {\n  Y(i) = A(i) * 2\n}\n");
+  poly::Scop scop = poly::extractScop(isl.ctx(), program);
+  isl::schedule_node band = isl::schedule::from_domain(scop.domain)
+                                .root()
+                                .child(0)
+                                .insert_partial_schedule(isl::multi_union_pw_aff(isl.ctx(), "[{ S0[i] -> [(i)] }]"));
+  band = band.as<isl::schedule_node_band>().set_ast_build_options(
+      isl::union_set(isl.ctx(), "{ isolate[[] -> [i]] : 8 <= i <= 20 }"));
+  isl::schedule schedule = band.insert_mark(isl::id(isl.ctx(), target::cpu::kVectorMark)).schedule();
+  Kernel kernel = astToLir(program, scop, buildAst(schedule, scop, {}), {});
+  int vector = 0, all = 0;
+  countLoops(kernel.body, vector, all);
+  EXPECT_EQ(all, 3) << toString(kernel);
+  EXPECT_EQ(vector, all) << toString(kernel);
 }
 
 }  // namespace
