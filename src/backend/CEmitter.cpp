@@ -13,6 +13,7 @@
 #include "backend/CNames.h"
 #include "backend/CScalarOps.h"
 #include "backend/CVectorLoop.h"
+#include "lir/VectorLoop.h"
 
 namespace tessel::backend {
 
@@ -107,7 +108,11 @@ class Emitter {
           if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
           return;
         }
-        if (s->parallel && canonicalLoop(s)) os_ << pad << pragma << "\n";
+        if (s->parallel && canonicalLoop(s)) {
+          std::string text = pragma;
+          if (collapsesWithItsLoop(s)) text.replace(text.find(" schedule"), 0, " collapse(2)");
+          os_ << pad << text << "\n";
+        }
         // OpenMP wants the loop predicate unparenthesized.
         std::string cond = expr(s->cond);
         if (cond.size() > 2 && cond.front() == '(' && cond.back() == ')' &&
@@ -158,6 +163,29 @@ class Emitter {
 
  private:
   // OpenMP needs `for (v = init; v <op> bound; v += step)`.
+  // Whether a parallel loop of few iterations (fewer than kFewIterations,
+  // where threads would wait on the last ones) and the loop that is its body
+  // run as one OpenMP loop (collapse(2)): that loop marked collapsible,
+  // scalar, canonical, and with bounds and step that do not depend on the
+  // outer loop (OpenMP's rectangular nests).
+  static bool collapsesWithItsLoop(const lir::Stmt& outer) {
+    static constexpr int64_t kFewIterations = 64;
+    const Expr& bound = outer->cond->operands[1];
+    if (outer->init->kind != ExprKind::IntImm || bound->kind != ExprKind::IntImm ||
+        outer->step->kind != ExprKind::IntImm || outer->step->intValue <= 0)
+      return false;
+    int64_t last = bound->intValue - (outer->cond->binaryOp == BinaryOp::Lt ? 1 : 0);
+    if ((last - outer->init->intValue) / outer->step->intValue + 1 >= kFewIterations) return false;
+    lir::Stmt inner = outer->body[0];
+    if (inner->kind == lir::StmtKind::Block && inner->body.size() == 1) inner = inner->body[0];
+    if (inner->kind != lir::StmtKind::For || !inner->collapsible || inner->vectorLanes > 0 ||
+        inner->transposeLanes > 0 || !canonicalLoop(inner))
+      return false;
+    for (const Expr& e : {inner->init, inner->cond->operands[1], inner->step})
+      if (lir::dependsOn(e, outer->name)) return false;
+    return true;
+  }
+
   static bool canonicalLoop(const lir::Stmt& s) {
     const Expr& c = s->cond;
     return c->kind == ExprKind::Binary && (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&

@@ -258,6 +258,7 @@ struct LoopMarks {
   VectorHint vector = VectorHint::None;
   bool unrollJam = false;
   bool transposeBlock = false;
+  bool collapsible = false;
 };
 
 class AstTranslator {
@@ -279,10 +280,11 @@ class AstTranslator {
       std::string var = f.iterator().as<isl::ast_expr_id>().id().name();
       Stmt loop = forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), marks.parallel,
                           marks.vector);
-      if (!marks.unrollJam && !marks.transposeBlock) return loop;
+      if (!marks.unrollJam && !marks.transposeBlock && !marks.collapsible) return loop;
       auto copy = std::make_shared<StmtNode>(*loop);
       copy->unrollJam = marks.unrollJam;
       copy->transposeBlock = marks.transposeBlock;
+      copy->collapsible = marks.collapsible;
       return copy;
     }
     // A mark kept over ifs and blocks applies to each piece of its loop
@@ -333,6 +335,7 @@ class AstTranslator {
       if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;
       if (name == target::cpu::kTransposeBlockMark) marks.transposeBlock = true;
       if (name == schedule::kParallelMark) marks.parallel = true;
+      if (name == schedule::kCollapsibleMark) marks.collapsible = true;
       return node(m.node(), marks);
     }
     if (n.isa<isl::ast_node_user>()) return user(n.as<isl::ast_node_user>().expr().as<isl::ast_expr_op>());

@@ -216,7 +216,8 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       for (const auto& c : s->body) printStmt(os, c, depth);
       return;
     case StmtKind::For:
-      os << pad << (s->parallel ? "parallel " : "") << (s->unrollJam ? "unroll-jam " : "");
+      os << pad << (s->parallel ? "parallel " : "") << (s->collapsible ? "collapsible " : "")
+         << (s->unrollJam ? "unroll-jam " : "");
       if (s->transposeLanes > 0) os << "transpose-block<" << s->transposeLanes << "> ";
       if (s->vectorLanes > 0)
         os << "vector<" << s->vectorLanes << (s->vector == VectorHint::Reduction ? ", reduction" : "")

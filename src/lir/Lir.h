@@ -82,6 +82,9 @@ struct StmtNode {
   VectorHint vector = VectorHint::None;  // For
   int vectorLanes = 0;     // For: emitted as SIMD code of this many lanes (set by the vectorizer)
   bool unrollJam = false;  // For: iterations independent; the register tiler may unroll and jam them
+  // For: iterations independent, also of those of the parallel loop right
+  // around it (a "collapsible" mark): the two may run as one OpenMP loop.
+  bool collapsible = false;
   // For (vector): its body is a nest of sequential loops whose stores all
   // accumulate into elements that stay the same over that nest; the C
   // backend keeps them in registers (set by the register tiler).

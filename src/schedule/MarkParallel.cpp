@@ -2,6 +2,8 @@
 
 #include <isl/set.h>
 
+#include <optional>
+
 #include "schedule/TreeQueries.h"
 
 namespace tessel::schedule {
@@ -18,21 +20,48 @@ bool degenerate(const isl::schedule_node_band& band, int m) {
   return isl_set_is_singleton(range.as_set().get()) == isl_bool_true;
 }
 
+// `band` with a mark of `name` above its first member that has a loop, the
+// band split around that member; the node returned is the mark. nullopt when
+// that member is not coincident (or there is none).
+std::optional<isl::schedule_node> markFirstLoop(const isl::schedule_node_band& band, const char* name) {
+  int n = static_cast<int>(band.n_member());
+  // The outermost member that has a loop; members before it have one value.
+  int m = 0;
+  while (m < n && degenerate(band, m)) ++m;
+  if (m == n || !band.member_get_coincident(m)) return std::nullopt;
+  isl::schedule_node at = m > 0 ? isl::schedule_node(band.split(m)).child(0) : isl::schedule_node(band);
+  if (n - m > 1) at = at.as<isl::schedule_node_band>().split(1);
+  return at.insert_mark(isl::id(band.ctx(), name));
+}
+
+// Marks the first band on each path below `node` collapsible (see the header).
+isl::schedule_node markCollapsible(isl::schedule_node node) {
+  if (node.isa<isl::schedule_node_band>()) {
+    if (!queryable(node)) return node;
+    std::optional<isl::schedule_node> mark = markFirstLoop(node.as<isl::schedule_node_band>(), kCollapsibleMark);
+    if (!mark) return node;
+    // Back to the node that stands where `node` stood.
+    return isl_schedule_node_get_schedule_depth(mark->get()) > isl_schedule_node_get_schedule_depth(node.get())
+               ? mark->parent()
+               : *mark;
+  }
+  int n = static_cast<int>(node.n_children());
+  for (int i = 0; i < n; ++i) node = markCollapsible(node.child(i)).parent();
+  return node;
+}
+
 isl::schedule_node visit(isl::schedule_node node) {
   // A producer recomputed inside a tile runs in its tile's thread.
   if (node.isa<isl::schedule_node_band>() && queryable(node)) {
     auto band = node.as<isl::schedule_node_band>();
-    int n = static_cast<int>(band.n_member());
-    // The outermost member that has a loop; members before it have one value.
-    int m = 0;
-    while (m < n && degenerate(band, m)) ++m;
-    if (m < n && band.member_get_coincident(m)) {
-      isl::schedule_node at = m > 0 ? isl::schedule_node(band.split(m)).child(0) : isl::schedule_node(band);
-      if (n - m > 1) at = at.as<isl::schedule_node_band>().split(1);
-      // Loops nested inside stay sequential: one level of parallelism is
-      // enough for a CPU and avoids nested OpenMP regions.
-      at = at.insert_mark(kParallelMark);
-      return m > 0 ? at.parent() : at;
+    if (std::optional<isl::schedule_node> mark = markFirstLoop(band, kParallelMark)) {
+      // Loops nested inside stay sequential (one level of parallelism is
+      // enough for a CPU and avoids nested OpenMP regions), but the next
+      // level may join this one's iterations.
+      isl::schedule_node at = markCollapsible(mark->child(0).child(0)).parent().parent();
+      return isl_schedule_node_get_schedule_depth(at.get()) > isl_schedule_node_get_schedule_depth(node.get())
+                 ? at.parent()
+                 : at;
     }
   }
   int n = static_cast<int>(node.n_children());

@@ -56,6 +56,32 @@ TEST(AstMarks, UnrollJamMarkOfADroppedLoopIsDropped) {
   expectMatchesOnTwoThreads(cp);
 }
 
+// A parallel loop of few iterations (3 channels) runs as one OpenMP loop
+// with the coincident loop inside it, so that 2 threads share 3 x H rows
+// rather than 3 channels; one of many iterations stays as it was.
+TEST(AstMarks, ParallelLoopOfFewIterationsCollapsesWithTheLoopInside) {
+  auto blur = [](int c) {
+    return "# sizes: C=" + std::to_string(c) +
+           " H=1031 W=517\n"
+           "def blur(float(C, H, W) I) -> (B) {\n"
+           "  BX(c, h, w) = I(c, h, w) + I(c, h, w + 1) + I(c, h, w + 2)\n"
+           "  B(c, h, w) = BX(c, h, w) + BX(c, h + 1, w) + BX(c, h + 2, w)\n}\n";
+  };
+  driver::CompiledProgram few = driver::compile(front::testing::lowerText(blur(3)), {});
+  EXPECT_NE(few.cSource.find("#pragma omp parallel for collapse(2) schedule(static)"), std::string::npos)
+      << toString(few.kernel);
+  EXPECT_NE(toString(few.kernel).find("parallel for c0"), std::string::npos) << toString(few.kernel);
+  EXPECT_NE(toString(few.kernel).find("collapsible for c1"), std::string::npos) << toString(few.kernel);
+  expectMatchesOnTwoThreads(few);
+  runtime::RunOptions ro;
+  ro.check = true;
+  ro.threads = 3;
+  auto r = runtime::runKernel(few.program, few.cSource, backend::packedEntryName(few.kernel), ro);
+  for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << out.tensor << ": " << out.message;
+  driver::CompiledProgram many = driver::compile(front::testing::lowerText(blur(67)), {});
+  EXPECT_EQ(many.cSource.find("collapse("), std::string::npos) << toString(many.kernel);
+}
+
 // Loops of `kernel` with a vector hint, and all loops.
 void countLoops(const Stmt& s, int& vector, int& all) {
   if (!s) return;
