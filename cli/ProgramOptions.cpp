@@ -82,8 +82,11 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "compile for the machine described in this JSON file (see 'tessel target --json')");
   cmd->add_option("--schedule-time-limit", args.scheduleTimeLimitSeconds,
                   "seconds the scheduler may spend per attempt before it falls back to less fusion, with a "
-                  "warning, and basteln's dataflow check per fusion before it refuses that fusion (0: no "
-                  "limit; default 10)")
+                  "warning (0: no limit; default 10)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_option("--fusion-check-time-limit", args.fusionCheckTimeLimitSeconds,
+                  "seconds basteln's dataflow check may spend per fusion before it refuses that fusion (0: "
+                  "no limit; default 30; an operation quota usually stops a check first)")
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("--explain", args.explain,
                 "print the passes' decisions (tile sizes and the model's numbers)");
@@ -111,6 +114,8 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
   o.promotion = driver::parsePromotion(args.promote);
   o.streamingStores = driver::parseStreamingStores(args.streamStores);
   o.scheduleTimeLimit = std::chrono::milliseconds(static_cast<int64_t>(args.scheduleTimeLimitSeconds * 1000));
+  o.fusionCheckTimeLimit =
+      std::chrono::milliseconds(static_cast<int64_t>(args.fusionCheckTimeLimitSeconds * 1000));
   if (!args.tiles.empty()) {
     bool fromFile = args.tiles[0] == '@';
     std::string origin = fromFile ? args.tiles.substr(1) : "--tiles";

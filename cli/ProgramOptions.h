@@ -29,6 +29,7 @@ struct ProgramArgs {
   std::string constantInputs;  // "all" or names
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;
+  double fusionCheckTimeLimitSeconds = 30;
   bool explain = false;
   bool timePasses = false;
 };

@@ -47,6 +47,8 @@ std::string CompileOptions::toString() const {
   if (hardware) s += " hardware=" + hardware->name;
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
     s += " schedule-time-limit=" + std::to_string(scheduleTimeLimit.count()) + "ms";
+  if (fusionCheckTimeLimit != CompileOptions{}.fusionCheckTimeLimit)
+    s += " fusion-check-time-limit=" + std::to_string(fusionCheckTimeLimit.count()) + "ms";
   return s;
 }
 

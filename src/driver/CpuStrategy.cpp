@@ -150,7 +150,7 @@ class CpuStrategy final : public TargetStrategy {
            fuse::BastelnOptions bo;
            bo.redundancyLimit = c.options.bastelnRedundancy;
            bo.promotions = &c.promotions;
-           bo.checkTimeLimit = c.options.scheduleTimeLimit;
+           bo.checkTimeLimit = c.options.fusionCheckTimeLimit;
            // Half the largest private cache: the slices and the consumer's own tile share it.
            for (const auto& level : tilingOptions(c).levels)
              if (level.sharedBy <= 1)

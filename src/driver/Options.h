@@ -30,6 +30,11 @@ struct CompileOptions {
   // Wall-clock bound on each scheduling attempt (0 = none); past it the
   // scheduler falls back to a cheaper schedule and warns.
   std::chrono::milliseconds scheduleTimeLimit{10'000};
+  // Wall-clock bound on each of basteln's dataflow checks (0 = none); past
+  // it that fusion is refused. Its isl operation quota usually stops a check
+  // first (interpolate's largest fusion takes about 10 s), so that the
+  // fusions made do not depend on the machine's load.
+  std::chrono::milliseconds fusionCheckTimeLimit{30'000};
   // Which scheduler computes the schedule: isl's, or Tessel's own (paper
   // 004), which accepts constraint trees.
   enum class Scheduler { Isl, Tessel };

@@ -531,7 +531,7 @@ class TileFusion {
     });
     if (!checked.value) {
       why = checked.stop == poly::IslStop::Deadline
-                ? "the dataflow check of the fused tree ran past the scheduling time limit"
+                ? "the dataflow check of the fused tree ran past its time limit (--fusion-check-time-limit)"
                 : "the dataflow check of the fused tree took too long";
       return std::nullopt;
     }

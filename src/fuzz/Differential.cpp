@@ -47,6 +47,7 @@ std::vector<Combination> optionMatrix() {
     driver::CompileOptions base;
     base.fusion = fusion;
     base.scheduleTimeLimit = kScheduleTimeLimit;
+    base.fusionCheckTimeLimit = kScheduleTimeLimit;
     Combination untiled;
     untiled.options = base;
     untiled.options.autoTiling = false;

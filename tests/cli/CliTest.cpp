@@ -323,6 +323,10 @@ TEST_F(Cli, BadOptionValues) {
   EXPECT_EQ(negative.exitCode, 2);
   EXPECT_NE(negative.err.find("--schedule-time-limit"), std::string::npos) << negative.err;
   EXPECT_EQ(runTessel("compile " + file("mm.tc") + " --schedule-time-limit soon").exitCode, 2);
+  auto checkLimit = runTessel("compile " + file("mm.tc") + " --fusion-check-time-limit -3");
+  EXPECT_EQ(checkLimit.exitCode, 2);
+  EXPECT_NE(checkLimit.err.find("--fusion-check-time-limit"), std::string::npos) << checkLimit.err;
+  EXPECT_EQ(runTessel("compile " + file("mm.tc") + " --fusion-check-time-limit later").exitCode, 2);
 }
 
 // A scheduling attempt past its time limit falls back to less fusion: the
