@@ -38,10 +38,12 @@ std::optional<isl::schedule_node> markFirstLoop(const isl::schedule_node_band& b
 isl::schedule_node markCollapsible(isl::schedule_node node) {
   if (node.isa<isl::schedule_node_band>()) {
     if (!queryable(node)) return node;
-    std::optional<isl::schedule_node> mark = markFirstLoop(node.as<isl::schedule_node_band>(), kCollapsibleMark);
+    std::optional<isl::schedule_node> mark =
+        markFirstLoop(node.as<isl::schedule_node_band>(), kCollapsibleMark);
     if (!mark) return node;
     // Back to the node that stands where `node` stood.
-    return isl_schedule_node_get_schedule_depth(mark->get()) > isl_schedule_node_get_schedule_depth(node.get())
+    return isl_schedule_node_get_schedule_depth(mark->get()) >
+                   isl_schedule_node_get_schedule_depth(node.get())
                ? mark->parent()
                : *mark;
   }

@@ -204,7 +204,8 @@ TEST(Basteln, DataflowCheckStopsAtTheTimeLimit) {
   o.fusionCheckTimeLimit = std::chrono::milliseconds(1);
   CheckedProgram c = compileAndCheck(convPipeline(61, 67), o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("the dataflow check of the fused tree ran past its time limit (--fusion-check-time-limit)"))
+  EXPECT_TRUE(
+      c.has("the dataflow check of the fused tree ran past its time limit (--fusion-check-time-limit)"))
       << c.program.explanation;
 }
 
@@ -436,7 +437,8 @@ TEST(Basteln, UntiledConsumerRecomputesProducersAtItsOuterLoop) {
 // pieces under an `if` and the copy ran scalar (3x slower); merged into one
 // box it is one vector loop per row.
 TEST(Basteln, SliceNeededByManyReadsIsOneBox) {
-  std::string harris = "# sizes: H=45 W=70\n"
+  std::string harris =
+      "# sizes: H=45 W=70\n"
       "def harris(float(H, W) I) -> (R) {\n"
       "  Iy(h, w) = (I(h + 2, w) - I(h, w)) + (I(h + 2, w + 2) - I(h, w + 2))\n"
       "  Ix(h, w) = (I(h, w + 2) - I(h, w)) + (I(h + 2, w + 2) - I(h + 2, w))\n"

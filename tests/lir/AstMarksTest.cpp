@@ -9,8 +9,8 @@
 #include "lir/AstToLir.h"
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
-#include "target/cpu/MarkVectorLoops.h"
 #include "runtime/Runner.h"
+#include "target/cpu/MarkVectorLoops.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::lir {
@@ -102,10 +102,11 @@ TEST(AstMarks, VectorMarkAppliesToEveryPieceOfASplitLoop) {
   te::Program program =
       front::testing::lowerText("# sizes: N=37\ndef f(float(N) A) -> (Y) {\n  Y(i) = A(i) * 2\n}\n");
   poly::Scop scop = poly::extractScop(isl.ctx(), program);
-  isl::schedule_node band = isl::schedule::from_domain(scop.domain)
-                                .root()
-                                .child(0)
-                                .insert_partial_schedule(isl::multi_union_pw_aff(isl.ctx(), "[{ S0[i] -> [(i)] }]"));
+  isl::schedule_node band =
+      isl::schedule::from_domain(scop.domain)
+          .root()
+          .child(0)
+          .insert_partial_schedule(isl::multi_union_pw_aff(isl.ctx(), "[{ S0[i] -> [(i)] }]"));
   band = band.as<isl::schedule_node_band>().set_ast_build_options(
       isl::union_set(isl.ctx(), "{ isolate[[] -> [i]] : 8 <= i <= 20 }"));
   isl::schedule schedule = band.insert_mark(isl::id(isl.ctx(), target::cpu::kVectorMark)).schedule();
