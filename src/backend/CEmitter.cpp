@@ -163,19 +163,11 @@ class Emitter {
 
  private:
   // OpenMP needs `for (v = init; v <op> bound; v += step)`.
-  // Whether a parallel loop of few iterations (fewer than kFewIterations,
-  // where threads would wait on the last ones) and the loop that is its body
-  // run as one OpenMP loop (collapse(2)): that loop marked collapsible,
+  // Whether a parallel loop and the loop that is its body run as one OpenMP
+  // loop (collapse(2)): that loop marked collapsible (schedule/MarkParallel.h),
   // scalar, canonical, and with bounds and step that do not depend on the
   // outer loop (OpenMP's rectangular nests).
   static bool collapsesWithItsLoop(const lir::Stmt& outer) {
-    static constexpr int64_t kFewIterations = 64;
-    const Expr& bound = outer->cond->operands[1];
-    if (outer->init->kind != ExprKind::IntImm || bound->kind != ExprKind::IntImm ||
-        outer->step->kind != ExprKind::IntImm || outer->step->intValue <= 0)
-      return false;
-    int64_t last = bound->intValue - (outer->cond->binaryOp == BinaryOp::Lt ? 1 : 0);
-    if ((last - outer->init->intValue) / outer->step->intValue + 1 >= kFewIterations) return false;
     lir::Stmt inner = outer->body[0];
     if (inner->kind == lir::StmtKind::Block && inner->body.size() == 1) inner = inner->body[0];
     if (inner->kind != lir::StmtKind::For || !inner->collapsible || inner->vectorLanes > 0 ||

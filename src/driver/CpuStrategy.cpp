@@ -170,7 +170,9 @@ class CpuStrategy final : public TargetStrategy {
            return target::cpu::markUnrollJamLoops(c.scop, s, c.explain);
          }},
         {"mark-parallel", false,
-         [](const isl::schedule& s, PassContext&) { return schedule::markParallelLoops(s); }},
+         [](const isl::schedule& s, PassContext& c) {
+           return schedule::markParallelLoops(s, c.hardware.cores);
+         }},
     };
   }
 };

@@ -2,6 +2,7 @@
 
 #include <isl/set.h>
 
+#include <cmath>
 #include <optional>
 
 #include "schedule/TreeQueries.h"
@@ -18,6 +19,20 @@ bool degenerate(const isl::schedule_node_band& band, int m) {
   isl::union_set range = values.intersect_domain(nodeDomain(band)).range();
   if (range.is_empty()) return true;
   return isl_set_is_singleton(range.as_set().get()) == isl_bool_true;
+}
+
+// Whether the loop of the band under `mark` shares out unevenly among
+// `threads`: its turns (ceil(iterations / threads)) exceed an even share by
+// more than a tenth. A loop whose iterations isl cannot count is not.
+bool unevenAmong(const isl::schedule_node& mark, int threads) {
+  auto band = mark.child(0).as<isl::schedule_node_band>();
+  isl::union_map values = isl::union_map::from(isl::multi_union_pw_aff(band.get_partial_schedule().at(0)));
+  isl::union_set range = values.intersect_domain(nodeDomain(band)).range();
+  isl::val count = isl::manage(isl_set_count_val(range.as_set().get()));
+  if (threads <= 1 || count.is_nan() || !count.is_int() || count.is_infty()) return false;
+  double iterations = static_cast<double>(count.get_num_si());
+  double turns = std::ceil(iterations / threads);
+  return turns * threads > 1.1 * iterations;
 }
 
 // `band` with a mark of `name` above its first member that has a loop, the
@@ -52,7 +67,7 @@ isl::schedule_node markCollapsible(isl::schedule_node node) {
   return node;
 }
 
-isl::schedule_node visit(isl::schedule_node node) {
+isl::schedule_node visit(isl::schedule_node node, int threads) {
   // A producer recomputed inside a tile runs in its tile's thread.
   if (node.isa<isl::schedule_node_band>() && queryable(node)) {
     auto band = node.as<isl::schedule_node_band>();
@@ -60,19 +75,22 @@ isl::schedule_node visit(isl::schedule_node node) {
       // Loops nested inside stay sequential (one level of parallelism is
       // enough for a CPU and avoids nested OpenMP regions), but the next
       // level may join this one's iterations.
-      isl::schedule_node at = markCollapsible(mark->child(0).child(0)).parent().parent();
+      isl::schedule_node at =
+          unevenAmong(*mark, threads) ? markCollapsible(mark->child(0).child(0)).parent().parent() : *mark;
       return isl_schedule_node_get_schedule_depth(at.get()) > isl_schedule_node_get_schedule_depth(node.get())
                  ? at.parent()
                  : at;
     }
   }
   int n = static_cast<int>(node.n_children());
-  for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+  for (int i = 0; i < n; ++i) node = visit(node.child(i), threads).parent();
   return node;
 }
 
 }  // namespace
 
-isl::schedule markParallelLoops(const isl::schedule& schedule) { return visit(schedule.root()).schedule(); }
+isl::schedule markParallelLoops(const isl::schedule& schedule, int threads) {
+  return visit(schedule.root(), threads).schedule();
+}
 
 }  // namespace tessel::schedule

@@ -5,9 +5,12 @@
 // loop. (A band whose first such member carries a dependence is not split to
 // reach a later coincident member.) The first loop of the first band on each
 // path below a parallel loop gets a "collapsible" mark when it is coincident
-// too: code generation runs the two as one OpenMP loop (collapse(2)) where
-// they are perfectly nested and rectangular, so that an outer loop of few
-// iterations (unsharp's 3 channels on 2 threads) does not leave threads idle.
+// too and the parallel loop's iterations do not divide evenly among
+// `threads` (at least a tenth more turns than an even share): code
+// generation then runs the two as one OpenMP loop (collapse(2)) where they
+// are perfectly nested and rectangular, so that unsharp's 3 channels do not
+// leave one of 2 threads idle. Only then: a collapsed nest can run slower per
+// thread (transbmm's 8 x 12 batches and heads: 30%, cause not found).
 #pragma once
 
 #include <isl/cpp.h>
@@ -17,6 +20,6 @@ namespace tessel::schedule {
 inline constexpr const char* kParallelMark = "parallel";
 inline constexpr const char* kCollapsibleMark = "collapsible";
 
-isl::schedule markParallelLoops(const isl::schedule& schedule);
+isl::schedule markParallelLoops(const isl::schedule& schedule, int threads);
 
 }  // namespace tessel::schedule

@@ -10,6 +10,7 @@
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
 #include "runtime/Runner.h"
+#include "target/DetectHost.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "tile/TilePolicy.h"
 
@@ -56,9 +57,10 @@ TEST(AstMarks, UnrollJamMarkOfADroppedLoopIsDropped) {
   expectMatchesOnTwoThreads(cp);
 }
 
-// A parallel loop of few iterations (3 channels) runs as one OpenMP loop
-// with the coincident loop inside it, so that 2 threads share 3 x H rows
-// rather than 3 channels; one of many iterations stays as it was.
+// A parallel loop whose iterations do not share out evenly among the
+// machine's cores (3 channels on 2) runs as one OpenMP loop with the
+// coincident loop inside it, so that 2 threads share 3 x H rows rather than
+// 3 channels; one that shares out evenly (8 channels) stays as it was.
 TEST(AstMarks, ParallelLoopOfFewIterationsCollapsesWithTheLoopInside) {
   auto blur = [](int c) {
     return "# sizes: C=" + std::to_string(c) +
@@ -67,7 +69,9 @@ TEST(AstMarks, ParallelLoopOfFewIterationsCollapsesWithTheLoopInside) {
            "  BX(c, h, w) = I(c, h, w) + I(c, h, w + 1) + I(c, h, w + 2)\n"
            "  B(c, h, w) = BX(c, h, w) + BX(c, h + 1, w) + BX(c, h + 2, w)\n}\n";
   };
-  driver::CompiledProgram few = driver::compile(front::testing::lowerText(blur(3)), {});
+  driver::CompileOptions twoCores;
+  twoCores.hardware = target::withCaches(target::detectHost(), 48 * 1024, 2 * 1024 * 1024, 2);
+  driver::CompiledProgram few = driver::compile(front::testing::lowerText(blur(3)), twoCores);
   EXPECT_NE(few.cSource.find("#pragma omp parallel for collapse(2) schedule(static)"), std::string::npos)
       << toString(few.kernel);
   EXPECT_NE(toString(few.kernel).find("parallel for c0"), std::string::npos) << toString(few.kernel);
@@ -78,8 +82,9 @@ TEST(AstMarks, ParallelLoopOfFewIterationsCollapsesWithTheLoopInside) {
   ro.threads = 3;
   auto r = runtime::runKernel(few.program, few.cSource, backend::packedEntryName(few.kernel), ro);
   for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << out.tensor << ": " << out.message;
-  driver::CompiledProgram many = driver::compile(front::testing::lowerText(blur(67)), {});
-  EXPECT_EQ(many.cSource.find("collapse("), std::string::npos) << toString(many.kernel);
+  driver::CompiledProgram even = driver::compile(front::testing::lowerText(blur(8)), twoCores);
+  EXPECT_EQ(even.cSource.find("collapse("), std::string::npos) << toString(even.kernel);
+  EXPECT_EQ(toString(even.kernel).find("collapsible"), std::string::npos) << toString(even.kernel);
 }
 
 // Loops of `kernel` with a vector hint, and all loops.

@@ -101,7 +101,8 @@ TEST(FusionStrategy, ParsesNamesAndRejectsOthers) {
 
 TEST(MarkParallel, MarksOutermostCoincidentLoopOnly) {
   poly::IslContext isl;
-  isl::schedule s = schedule::markParallelLoops(scheduleWith(isl, chain(), schedule::FusionStrategy::Smart));
+  isl::schedule s =
+      schedule::markParallelLoops(scheduleWith(isl, chain(), schedule::FusionStrategy::Smart), 2);
   int marks = 0;
   s.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
     if (n.isa<isl::schedule_node_mark>() &&
