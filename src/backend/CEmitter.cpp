@@ -162,7 +162,6 @@ class Emitter {
   }
 
  private:
-  // OpenMP needs `for (v = init; v <op> bound; v += step)`.
   // Whether a parallel loop and the loop that is its body run as one OpenMP
   // loop (collapse(2)): that loop marked collapsible (schedule/MarkParallel.h),
   // scalar, canonical, and with bounds and step that do not depend on the
@@ -178,6 +177,7 @@ class Emitter {
     return true;
   }
 
+  // OpenMP needs `for (v = init; v <op> bound; v += step)`.
   static bool canonicalLoop(const lir::Stmt& s) {
     const Expr& c = s->cond;
     return c->kind == ExprKind::Binary && (c->binaryOp == BinaryOp::Le || c->binaryOp == BinaryOp::Lt) &&

@@ -11,12 +11,17 @@ namespace tessel::schedule {
 
 namespace {
 
+// The values member `m` of `band` takes over the band's instances.
+isl::union_set memberValues(const isl::schedule_node_band& band, int m) {
+  isl::union_map values = isl::union_map::from(isl::multi_union_pw_aff(band.get_partial_schedule().at(m)));
+  return values.intersect_domain(nodeDomain(band)).range();
+}
+
 // Does member `m` of `band` take a single value over the band's instances?
 // isl generates no loop for it (a size-1 dimension, a tile as large as its
 // range), so a mark on it would have no loop to apply to.
 bool degenerate(const isl::schedule_node_band& band, int m) {
-  isl::union_map values = isl::union_map::from(isl::multi_union_pw_aff(band.get_partial_schedule().at(m)));
-  isl::union_set range = values.intersect_domain(nodeDomain(band)).range();
+  isl::union_set range = memberValues(band, m);
   if (range.is_empty()) return true;
   return isl_set_is_singleton(range.as_set().get()) == isl_bool_true;
 }
@@ -25,11 +30,10 @@ bool degenerate(const isl::schedule_node_band& band, int m) {
 // `threads`: its turns (ceil(iterations / threads)) exceed an even share by
 // more than a tenth. A loop whose iterations isl cannot count is not.
 bool unevenAmong(const isl::schedule_node& mark, int threads) {
-  auto band = mark.child(0).as<isl::schedule_node_band>();
-  isl::union_map values = isl::union_map::from(isl::multi_union_pw_aff(band.get_partial_schedule().at(0)));
-  isl::union_set range = values.intersect_domain(nodeDomain(band)).range();
-  isl::val count = isl::manage(isl_set_count_val(range.as_set().get()));
-  if (threads <= 1 || count.is_nan() || !count.is_int() || count.is_infty()) return false;
+  if (threads <= 1) return false;
+  isl::val count = isl::manage(
+      isl_set_count_val(memberValues(mark.child(0).as<isl::schedule_node_band>(), 0).as_set().get()));
+  if (count.is_nan() || !count.is_int() || count.is_infty()) return false;
   double iterations = static_cast<double>(count.get_num_si());
   double turns = std::ceil(iterations / threads);
   return turns * threads > 1.1 * iterations;
