@@ -5,7 +5,9 @@
  *
  * Loops process `lanes` iterations at a time; the last, partial vector is
  * handled with a tail mask (masked loads and stores: never a scalar remainder
- * loop, never an access past the loop's last iteration). NaN behaves as in the
+ * loop, never an access past the loop's last iteration). Whole vectors use
+ * the *_full forms, unmasked: AVX2's masked stores (vmaskmovps) are
+ * microcoded on AMD's Zen cores, several times slower than plain stores. NaN behaves as in the
  * scalar kernels: min and max propagate it. The math functions are those of
  * VectorMath.h, which kernels include before this file. */
 #ifndef TESSEL_VECTOR_PRELUDE
@@ -27,7 +29,9 @@ typedef __mmask16 tessel_m16;
 static inline tessel_m16 tessel_v16_tail(long remaining) {
   return remaining >= 16 ? (tessel_m16)0xFFFF : (tessel_m16)((1u << remaining) - 1u);
 }
+static inline tessel_m16 tessel_v16_full(void) { return (tessel_m16)0xFFFF; }
 static inline tessel_v16 tessel_v16_load(const float* p, tessel_m16 m) { return _mm512_maskz_loadu_ps(m, p); }
+static inline tessel_v16 tessel_v16_load_full(const float* p) { return _mm512_loadu_ps(p); }
 /* Lane i reads p[2i] (a downsampling's in(2w)): two masked loads of the elements the lanes need
  * (lane masks spread to even element positions) and one permute, not 16 scalar loads. */
 static inline tessel_v16 tessel_v16_load_stride2(const float* p, tessel_m16 m) {
@@ -52,7 +56,19 @@ static inline tessel_v16 tessel_v16_load_quotient(const float* p, int32_t n0, in
   const int used = _mm512_mask_reduce_or_epi32(m, _mm512_sllv_epi32(_mm512_set1_epi32(1), at));
   return _mm512_permutexvar_ps(at, _mm512_maskz_loadu_ps((tessel_m16)used, p));
 }
+/* Lane i reads p[2i] of a whole vector: p[0..30] lie within the buffer, p[31] need not. */
+static inline tessel_v16 tessel_v16_load_stride2_full(const float* p) {
+  const __m512i odd = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_permutex2var_ps(_mm512_loadu_ps(p), odd, _mm512_loadu_ps(p + 15));
+}
 static inline void tessel_v16_store(float* p, tessel_m16 m, tessel_v16 v) { _mm512_mask_storeu_ps(p, m, v); }
+static inline void tessel_v16_store_full(float* p, tessel_v16 v) { _mm512_storeu_ps(p, v); }
+static inline void tessel_v16_stream_full(float* p, tessel_v16 v) {
+  if (((uintptr_t)p & 63u) == 0)
+    _mm512_stream_ps(p, v);
+  else
+    _mm512_storeu_ps(p, v);
+}
 /* Non-temporal store of a full vector at a 64-byte boundary, else a plain one. */
 static inline void tessel_v16_stream(float* p, tessel_m16 m, tessel_v16 v) {
   if (m == (tessel_m16)0xFFFF && ((uintptr_t)p & 63u) == 0)
@@ -183,7 +199,15 @@ static inline tessel_m8 tessel_v8_tail(long remaining) {
   int n = remaining >= 8 ? 8 : (int)remaining;
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
+static inline tessel_m8 tessel_v8_full(void) { return _mm256_set1_epi32(-1); }
 static inline tessel_v8 tessel_v8_load(const float* p, tessel_m8 m) { return _mm256_maskload_ps(p, m); }
+static inline tessel_v8 tessel_v8_load_full(const float* p) { return _mm256_loadu_ps(p); }
+/* Lane i reads p[2i] of a whole vector from p[0..7] and p[7..14] (p[15] need not exist): per
+ * 128-bit half a0 a2 b1 b3 | a4 a6 b5 b7, then the 64-bit pairs reordered. */
+static inline tessel_v8 tessel_v8_load_stride2_full(const float* p) {
+  __m256 pairs = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 7), _MM_SHUFFLE(3, 1, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), _MM_SHUFFLE(3, 1, 2, 0)));
+}
 /* Lane i reads p[2i]: the lane masks spread to even element positions, two masked loads, then the
  * even elements of both gathered in order. */
 static inline tessel_v8 tessel_v8_load_stride2(const float* p, tessel_m8 m) {
@@ -213,6 +237,13 @@ static inline tessel_v8 tessel_v8_load_quotient(const float* p, int32_t n0, int 
   return _mm256_permutevar8x32_ps(_mm256_maskload_ps(p, used), at);
 }
 static inline void tessel_v8_store(float* p, tessel_m8 m, tessel_v8 v) { _mm256_maskstore_ps(p, m, v); }
+static inline void tessel_v8_store_full(float* p, tessel_v8 v) { _mm256_storeu_ps(p, v); }
+static inline void tessel_v8_stream_full(float* p, tessel_v8 v) {
+  if (((uintptr_t)p & 31u) == 0)
+    _mm256_stream_ps(p, v);
+  else
+    _mm256_storeu_ps(p, v);
+}
 /* Non-temporal store of a full vector at a 32-byte boundary, else a plain one (consecutive
  * stores fill each line's write-combining buffer by halves). */
 static inline void tessel_v8_stream(float* p, tessel_m8 m, tessel_v8 v) {

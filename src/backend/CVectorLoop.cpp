@@ -88,16 +88,23 @@ class VectorLoopEmitter {
     int lanes = loop_.vectorLanes;
     std::string first = "tessel_block_" + outer.name, lastRow = "tessel_last_" + outer.name;
     std::string lastColumn = "tessel_last_" + loop_.name;
-    std::ostringstream rows;
-    for (int l = 0; l < lanes; ++l) {
-      row_ = l;
-      std::string rowPad(2 * (depth + 3), ' ');
-      rows << rowPad << "if (" << l << " < tessel_rows) {\n";
-      rows << rowPad << "  const long " << outer.name << " = " << first << " + " << l << ";\n";
-      lir::LetBindings lets;
-      stmt(rows, loop_.body[0], depth + 4, lets);
-      rows << rowPad << "}\n";
+    // The rows' bodies twice: for whole vectors of columns (unmasked
+    // stores), and for the last, partial one.
+    std::ostringstream wholeRows, partialRows;
+    for (bool whole : {true, false}) {
+      full_ = whole;
+      std::ostringstream& rows = whole ? wholeRows : partialRows;
+      for (int l = 0; l < lanes; ++l) {
+        row_ = l;
+        std::string rowPad(2 * (depth + 4), ' ');
+        rows << rowPad << "if (" << l << " < tessel_rows) {\n";
+        rows << rowPad << "  const long " << outer.name << " = " << first << " + " << l << ";\n";
+        lir::LetBindings lets;
+        stmt(rows, loop_.body[0], depth + 5, lets);
+        rows << rowPad << "}\n";
+      }
     }
+    full_ = false;
     os_ << pad << "{\n";
     os_ << pad << "  const long " << lastRow << " = " << lastIteration(outer) << ";\n";
     if (!pragma.empty()) os_ << pad << "  " << pragma << "\n";
@@ -129,7 +136,11 @@ class VectorLoopEmitter {
       }
       os_ << pad << "      " << v_ << "_transpose(" << name << ");\n";
     }
-    os_ << rows.str();
+    os_ << pad << "      if (" << loop_.name << " + " << lanes - 1 << " <= " << lastColumn << ") {\n";
+    os_ << wholeRows.str();
+    os_ << pad << "      } else {\n";
+    os_ << partialRows.str();
+    os_ << pad << "      }\n";
     os_ << pad << "    }\n";
     os_ << pad << "  }\n";
     os_ << pad << "}\n";
@@ -142,13 +153,30 @@ class VectorLoopEmitter {
     std::string last = scalar_.expr(cond->operands[1]);
     if (cond->binaryOp == BinaryOp::Lt) last = "(" + last + " - 1)";
     std::string end = "tessel_last_" + loop_.name;
-    // Accumulators are found while emitting the body, declared before it.
-    std::ostringstream body;
-    lir::LetBindings lets;
-    stmt(body, loop_.body[0], depth + 2, lets);
+    std::string wholeEnd = "tessel_whole_end_" + loop_.name;
+    std::string first = scalar_.expr(loop_.init);
+    // The whole vectors run unmasked, the last partial one (if any) masked:
+    // the body twice. Accumulators are found while emitting the body,
+    // declared before it; both copies name them alike.
+    std::ostringstream whole, partial;
+    {
+      lir::LetBindings lets;
+      full_ = true;
+      stmt(whole, loop_.body[0], depth + 2, lets);
+      full_ = false;
+    }
+    std::vector<Reduction> reductions = std::move(reductions_);
+    reductions_.clear();
+    {
+      lir::LetBindings lets;
+      stmt(partial, loop_.body[0], depth + 2, lets);
+    }
+    TESSEL_CHECK(reductions_.size() == reductions.size(), "emit-c", "vector loop copies differ");
 
     os_ << pad << "{\n";
     os_ << pad << "  const long " << end << " = " << last << ";\n";
+    os_ << pad << "  const long " << wholeEnd << " = " << first << " + ((" << end << " - " << first
+        << " + 1) / " << loop_.vectorLanes << ") * " << loop_.vectorLanes << ";\n";
     for (size_t k = 0; k < reductions_.size(); ++k) {
       double identity = lir::reductionIdentity(reductions_[k].op);
       std::string init = std::isinf(identity) ? (identity > 0 ? "INFINITY" : "(-INFINITY)")
@@ -156,11 +184,18 @@ class VectorLoopEmitter {
       os_ << pad << "  " << v_ << " tessel_acc" << k << " = " << v_ << "_splat(" << init << ");\n";
     }
     if (!pragma.empty()) os_ << pad << "  " << pragma << "\n";
-    os_ << pad << "  for (long " << loop_.name << " = " << scalar_.expr(loop_.init) << "; " << loop_.name
-        << " <= " << end << "; " << loop_.name << " += " << loop_.vectorLanes << ") {\n";
+    os_ << pad << "  for (long " << loop_.name << " = " << first << "; " << loop_.name << " < " << wholeEnd
+        << "; " << loop_.name << " += " << loop_.vectorLanes << ") {\n";
+    // (Guarded loads still read the mask.)
+    if (whole.str().find("tessel_tail") != std::string::npos)
+      os_ << pad << "    const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_full();\n";
+    os_ << whole.str();
+    os_ << pad << "  }\n";
+    os_ << pad << "  if (" << wholeEnd << " <= " << end << ") {\n";
+    os_ << pad << "    const long " << loop_.name << " = " << wholeEnd << ";\n";
     os_ << pad << "    const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_tail(" << end
         << " - " << loop_.name << " + 1);\n";
-    os_ << body.str();
+    os_ << partial.str();
     os_ << pad << "  }\n";
     for (size_t k = 0; k < reductions_.size(); ++k) {
       const Reduction& r = reductions_[k];
@@ -224,6 +259,7 @@ class VectorLoopEmitter {
     std::optional<int64_t> trips = lir::constantTripCount(loop_);
     TESSEL_CHECK(trips.has_value(), "emit-c", "register tile without a constant trip count");
     int chunks = static_cast<int>((*trips + lanes - 1) / lanes);
+    wholeChunks_ = static_cast<int>(*trips / lanes);
     auto chunkScope = [&](std::ostream& os, const std::string& p, int c) {
       os << p << "const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + " << c * lanes
          << ";\n";
@@ -239,9 +275,9 @@ class VectorLoopEmitter {
       os_ << pad << "  {\n";
       chunkScope(os_, pad + "    ", c);
       for (size_t e = 0; e < elements.size(); ++e)
-        os_ << pad << "    tessel_racc" << e << "_" << c << " = " << v_ << "_load(&"
-            << scalar_.buffer(elements[e].buffer) << "[" << scalar_.expr(elements[e].index)
-            << "], tessel_tail);\n";
+        os_ << pad << "    tessel_racc" << e << "_" << c << " = " << v_
+            << (whole(c) ? "_load_full(&" : "_load(&") << scalar_.buffer(elements[e].buffer) << "["
+            << scalar_.expr(elements[e].index) << "]" << (whole(c) ? "" : ", tessel_tail") << ");\n";
       os_ << pad << "  }\n";
     }
     std::ostringstream nest;
@@ -251,12 +287,16 @@ class VectorLoopEmitter {
       os_ << pad << "  {\n";
       chunkScope(os_, pad + "    ", c);
       for (size_t e = 0; e < elements.size(); ++e)
-        os_ << pad << "    " << v_ << "_store(&" << scalar_.buffer(elements[e].buffer) << "["
-            << scalar_.expr(elements[e].index) << "], tessel_tail, tessel_racc" << e << "_" << c << ");\n";
+        os_ << pad << "    " << v_ << (whole(c) ? "_store_full(&" : "_store(&")
+            << scalar_.buffer(elements[e].buffer) << "[" << scalar_.expr(elements[e].index) << "], "
+            << (whole(c) ? "" : "tessel_tail, ") << "tessel_racc" << e << "_" << c << ");\n";
       os_ << pad << "  }\n";
     }
     os_ << pad << "}\n";
   }
+
+  // Whether a register tile's vector `chunk` has all its lanes in the loop.
+  bool whole(int chunk) const { return chunk < wholeChunks_; }
 
   // The stores under the nest, in the order registerNest meets them.
   void collectAccumulations(const lir::Stmt& s, lir::LetBindings lets, std::vector<Reduction>& out) {
@@ -302,7 +342,9 @@ class VectorLoopEmitter {
          << loop_.name << " - " << loop_.name << " + 1);\n";
       int element = 0;
       lir::LetBindings lets;
+      full_ = whole(c);
       accumulate(os, s, depth + 1, lets, c, element);
+      full_ = false;
       os << pad << "}\n";
     }
   }
@@ -326,20 +368,39 @@ class VectorLoopEmitter {
         currentLets_ = lets;
         std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
         TESSEL_CHECK(r.has_value(), "emit-c", "register tile store is not an accumulation");
-        std::string acc = "tessel_racc" + std::to_string(element++) + "_" + std::to_string(chunk);
+        // Lanes past the end may accumulate (they are never stored): a
+        // multiply-add needs no mask.
         const Expr& x = r->rest;
+        std::string acc = "tessel_racc" + std::to_string(element++) + "_" + std::to_string(chunk);
         if (r->op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul &&
             !x->index)
           os << pad << acc << " = " << v_ << "_fma(" << vec(x->operands[0], kUnguarded) << ", "
              << vec(x->operands[1], kUnguarded) << ", " << acc << ");\n";
         else
-          os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc
-             << ", tessel_tail, " << vec(x, kUnguarded) << ");\n";
+          os << pad << accumulation(acc, *r) << "\n";
         return;
       }
       default:
         throw InternalError("emit-c", "unexpected statement in a register tile");
     }
+  }
+
+  // `acc` updated by one accumulation: masked to the loop's lanes, except
+  // over whole vectors.
+  std::string accumulation(const std::string& acc, const lir::ReductionStore& r) {
+    const Expr& x = r.rest;
+    bool product =
+        r.op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul && !x->index;
+    if (full_ && product)
+      return acc + " = " + v_ + "_fma(" + vec(x->operands[0], kUnguarded) + ", " +
+             vec(x->operands[1], kUnguarded) + ", " + acc + ");";
+    if (full_)
+      return acc + " = " + v_ + "_" + reductionName(r.op) + "(" + acc + ", " + vec(x, kUnguarded) + ");";
+    if (product)
+      return acc + " = " + v_ + "_acc_fma(" + acc + ", tessel_tail, " + vec(x->operands[0], kUnguarded) +
+             ", " + vec(x->operands[1], kUnguarded) + ");";
+    return acc + " = " + v_ + "_acc_" + reductionName(r.op) + "(" + acc + ", tessel_tail, " +
+           vec(x, kUnguarded) + ");";
   }
 
   static Expr varNamed(const std::string& name) {
@@ -380,23 +441,16 @@ class VectorLoopEmitter {
         currentLets_ = lets;
         std::optional<int64_t> stride = lir::strideIn(lir::inlineLets(s->index, lets), loop_.name);
         if (stride && *stride == 1) {
-          os << pad << v_ << (s->streaming ? "_stream(&" : "_store(&") << scalar_.buffer(s->name) << "["
-             << scalar_.expr(s->index) << "], tessel_tail, " << vec(s->value, kUnguarded) << ");\n";
+          os << pad << v_ << (s->streaming ? "_stream" : "_store") << (full_ ? "_full(&" : "(&")
+             << scalar_.buffer(s->name) << "[" << scalar_.expr(s->index) << "], "
+             << (full_ ? "" : "tessel_tail, ") << vec(s->value, kUnguarded) << ");\n";
           return;
         }
         std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
         TESSEL_CHECK(r.has_value(), "emit-c", "vector loop store is neither unit-stride nor a reduction");
         size_t k = reductions_.size();
         reductions_.push_back({s->name, lir::inlineLets(s->index, lets), r->op});
-        std::string acc = "tessel_acc" + std::to_string(k);
-        const Expr& x = r->rest;
-        if (r->op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul &&
-            !x->index)
-          os << pad << acc << " = " << v_ << "_acc_fma(" << acc << ", tessel_tail, "
-             << vec(x->operands[0], kUnguarded) << ", " << vec(x->operands[1], kUnguarded) << ");\n";
-        else
-          os << pad << acc << " = " << v_ << "_acc_" << reductionName(r->op) << "(" << acc
-             << ", tessel_tail, " << vec(x, kUnguarded) << ");\n";
+        os << pad << accumulation("tessel_acc" + std::to_string(k), *r) << "\n";
         return;
       }
       case lir::StmtKind::For:
@@ -424,6 +478,8 @@ class VectorLoopEmitter {
                 ? "&" + scalar_.buffer(e->name) + "[" + scalar_.expr(e->operands[0]) + "]"
                 : "TESSEL_ADDRESS(" + scalar_.buffer(e->name) + ", " + scalar_.expr(e->operands[0]) + ")";
         std::optional<int64_t> stride = lir::strideIn(index, loop_.name);
+        if (stride && (*stride == 1 || *stride == 2) && full_ && mask == kUnguarded)
+          return v_ + (*stride == 2 ? "_load_stride2_full(" : "_load_full(") + first + ")";
         if (stride && (*stride == 1 || *stride == 2))
           return v_ + (*stride == 2 ? "_load_stride2(" : "_load(") + first + ", " + mask + ")";
         // The numerator is printed with the lets, as the index is: the first lane's value.
@@ -539,6 +595,8 @@ class VectorLoopEmitter {
   std::string v_;
   const lir::StmtNode* block_;
   int row_ = 0;  // under a block loop: the row of the block being emitted
+  bool full_ = false;    // emitting for a whole vector: no lane is masked off
+  int wholeChunks_ = 0;  // a register tile's vectors with all their lanes in the loop
   std::vector<TransposedRead> transposed_;
   std::vector<Reduction> reductions_;
   lir::LetBindings currentLets_;

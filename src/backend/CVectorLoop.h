@@ -1,6 +1,7 @@
 // C for a loop the vectorizer gave a lane count: the loop steps by whole
-// vectors, a tail mask covers the last partial vector (masked loads and
-// stores, no scalar remainder loop), reductions into one element keep one
+// vectors with unmasked loads and stores, then the last partial vector (if
+// any) runs the body once more under a tail mask (masked loads and stores,
+// no scalar remainder loop), reductions into one element keep one
 // accumulator vector each and are combined after the loop. The operations
 // are the tessel_v16_* / tessel_v8_* functions of the vector prelude
 // (src/abi/VectorPrelude.h); uniform sub-expressions are computed as scalars

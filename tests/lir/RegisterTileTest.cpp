@@ -105,10 +105,13 @@ TEST_P(RegisterTile, DotProductsJammedIntoOneVectorReduction) {
 INSTANTIATE_TEST_SUITE_P(Isa, RegisterTile, ::testing::Values("avx512", "avx2"));
 
 TEST(RegisterTileExplain, IsolatedPartialTilesAndDumps) {
+  // One row of N is one vector: 8 rows of accumulators fit AVX2's 16 registers as AVX-512's 32.
+  int n = hostHas("avx512") ? 16 : 8;
+  std::string columns = std::to_string(n) + "@L1";
   driver::CompileOptions o;
-  o.tiles = tile::parseTilePolicy("S_0: 8@L1, 16@L1; S_1: 8@L1, 16@L1, 8@L1", "test");
+  o.tiles = tile::parseTilePolicy("S_0: 8@L1, " + columns + "; S_1: 8@L1, " + columns + ", 8@L1", "test");
   o.dumpAfter = "register-tile";
-  auto cp = driver::compile(front::testing::lowerText(sized(12, 16, 8, kMatmul)), o);
+  auto cp = driver::compile(front::testing::lowerText(sized(12, n, 8, kMatmul)), o);
   if (cp.kernel.vectorIsa.empty()) GTEST_SKIP() << "no vector ISA on this CPU";
   // 12 rows in tiles of 8: the full tile by 8 rows, the partial one (isolated: 4 rows) by 4.
   EXPECT_NE(cp.explanation.find("register tile of 8 rows"), std::string::npos) << cp.explanation;

@@ -60,7 +60,7 @@ TEST_P(Vectorize, MatchesTheInterpreter) {
   auto [index, isa] = GetParam();
   if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
   const VectorCase& c = kCases[index];
-  for (int n : {1, 7, 13, 17, 33, 127}) {
+  for (int n : {1, 7, 13, 16, 17, 33, 127}) {
     te::Program p = front::testing::lowerText("# sizes: N=" + std::to_string(n) + "\n" + c.tc);
     driver::CompileOptions o;
     o.hardware = machineWith(isa);
@@ -136,6 +136,22 @@ TEST(Vectorize, QuotientReadsUseUpsamplingLoads) {
       "def f(float(N,N) A) -> (S) {\n  S(i) +=! A(i, k / 4) where k in 0:4 * N\n}\n"};
   for (const char* tc : programs)
     for (int n : {16, 33, 64}) expectLoadAndMatch(tc, n, "_load_quotient(&");
+}
+
+// Whole vectors load and store unmasked (AVX2's masked stores are slow on
+// AMD's cores); only the last, partial vector is masked. A stride-2 read of
+// a whole vector stops at its last lane's element: C(j) = A(2j) over an odd
+// N ends on A's last element.
+TEST(Vectorize, WholeVectorsAreUnmasked) {
+  const char* elementwise = "def f(float(M,N) A) -> (C) {\n  C(i,j) = A(i,j) * 2 + 1\n}\n";
+  for (int n : {16, 37}) {
+    expectLoadAndMatch(elementwise, n, "_load_full(&");
+    expectLoadAndMatch(elementwise, n, "_store_full(&");
+  }
+  expectLoadAndMatch(elementwise, 37, "_store(&");  // the partial vector
+  const char* downsample =
+      "def f(float(M,N) A) -> (C) {\n  C(i,j) = A(i, 2 * j) where j in 0:(N + 1) / 2\n}\n";
+  for (int n : {31, 33, 63}) expectLoadAndMatch(downsample, n, "_load_stride2_full(&");
 }
 
 // A read under a guard that keeps it inside its array (a padded stencil's
