@@ -183,20 +183,36 @@ class VectorLoopEmitter {
                                               : (identity == 1 ? "1.0f" : "0.0f");
       os_ << pad << "  " << v_ << " tessel_acc" << k << " = " << v_ << "_splat(" << init << ");\n";
     }
-    if (!pragma.empty()) os_ << pad << "  " << pragma << "\n";
-    os_ << pad << "  for (long " << loop_.name << " = " << first << "; " << loop_.name << " < " << wholeEnd
-        << "; " << loop_.name << " += " << loop_.vectorLanes << ") {\n";
-    // (Guarded loads still read the mask.)
-    if (whole.str().find("tessel_tail") != std::string::npos)
-      os_ << pad << "    const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_full();\n";
-    os_ << whole.str();
-    os_ << pad << "  }\n";
-    os_ << pad << "  if (" << wholeEnd << " <= " << end << ") {\n";
-    os_ << pad << "    const long " << loop_.name << " = " << wholeEnd << ";\n";
-    os_ << pad << "    const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_tail(" << end
-        << " - " << loop_.name << " + 1);\n";
-    os_ << partial.str();
-    os_ << pad << "  }\n";
+    std::string wholeMask =
+        "const tessel_m" + std::to_string(loop_.vectorLanes) + " tessel_tail = " + v_ + "_full();\n";
+    if (whole.str().find("tessel_tail") == std::string::npos) wholeMask.clear();  // (guarded loads read it)
+    std::string partialMask = "const tessel_m" + std::to_string(loop_.vectorLanes) + " tessel_tail = " + v_ +
+                              "_tail(" + end + " - " + loop_.name + " + 1);\n";
+    if (!pragma.empty()) {
+      // A loop the threads share (perhaps `omp for` inside a parallel
+      // region, which every thread runs): the partial vector is its last
+      // iteration, not code after it.
+      os_ << pad << "  " << pragma << "\n";
+      os_ << pad << "  for (long " << loop_.name << " = " << first << "; " << loop_.name << " <= " << end
+          << "; " << loop_.name << " += " << loop_.vectorLanes << ") {\n";
+      os_ << pad << "    if (" << loop_.name << " < " << wholeEnd << ") {\n";
+      if (!wholeMask.empty()) os_ << pad << "      " << wholeMask;
+      os_ << whole.str();
+      os_ << pad << "    } else {\n";
+      os_ << pad << "      " << partialMask << partial.str();
+      os_ << pad << "    }\n";
+      os_ << pad << "  }\n";
+    } else {
+      os_ << pad << "  for (long " << loop_.name << " = " << first << "; " << loop_.name << " < " << wholeEnd
+          << "; " << loop_.name << " += " << loop_.vectorLanes << ") {\n";
+      if (!wholeMask.empty()) os_ << pad << "    " << wholeMask;
+      os_ << whole.str();
+      os_ << pad << "  }\n";
+      os_ << pad << "  if (" << wholeEnd << " <= " << end << ") {\n";
+      os_ << pad << "    const long " << loop_.name << " = " << wholeEnd << ";\n";
+      os_ << pad << "    " << partialMask << partial.str();
+      os_ << pad << "  }\n";
+    }
     for (size_t k = 0; k < reductions_.size(); ++k) {
       const Reduction& r = reductions_[k];
       std::string partial = "tessel_red" + std::to_string(k);
@@ -370,14 +386,8 @@ class VectorLoopEmitter {
         TESSEL_CHECK(r.has_value(), "emit-c", "register tile store is not an accumulation");
         // Lanes past the end may accumulate (they are never stored): a
         // multiply-add needs no mask.
-        const Expr& x = r->rest;
         std::string acc = "tessel_racc" + std::to_string(element++) + "_" + std::to_string(chunk);
-        if (r->op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul &&
-            !x->index)
-          os << pad << acc << " = " << v_ << "_fma(" << vec(x->operands[0], kUnguarded) << ", "
-             << vec(x->operands[1], kUnguarded) << ", " << acc << ");\n";
-        else
-          os << pad << accumulation(acc, *r) << "\n";
+        os << pad << accumulation(acc, *r, /*maskProducts=*/false) << "\n";
         return;
       }
       default:
@@ -386,12 +396,12 @@ class VectorLoopEmitter {
   }
 
   // `acc` updated by one accumulation: masked to the loop's lanes, except
-  // over whole vectors.
-  std::string accumulation(const std::string& acc, const lir::ReductionStore& r) {
+  // over whole vectors and, unless `maskProducts`, for multiply-adds.
+  std::string accumulation(const std::string& acc, const lir::ReductionStore& r, bool maskProducts = true) {
     const Expr& x = r.rest;
     bool product =
         r.op == BinaryOp::Add && x->kind == ExprKind::Binary && x->binaryOp == BinaryOp::Mul && !x->index;
-    if (full_ && product)
+    if ((full_ || !maskProducts) && product)
       return acc + " = " + v_ + "_fma(" + vec(x->operands[0], kUnguarded) + ", " +
              vec(x->operands[1], kUnguarded) + ", " + acc + ");";
     if (full_)
