@@ -19,7 +19,8 @@ CommandRunner addFuzzCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--time-budget", options->timeBudget, "stop starting new programs after this many seconds")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--timeout", options->timeoutSeconds, "seconds per program before it counts as a hang")
+  cmd->add_option("--timeout", options->timeoutSeconds,
+                  "seconds one option combination may run (compile and check) before it counts as a hang")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--jobs,-j", options->jobs, "programs checked at once (results do not depend on it)")
       ->check(CLI::PositiveNumber);

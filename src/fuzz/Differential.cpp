@@ -264,6 +264,10 @@ bool ProgramCheck::poll(int waitMs) {
   ssize_t n = read(fd_, buf, sizeof buf);
   if (n > 0) {
     out_.append(buf, static_cast<size_t>(n));
+    // The child writes a line as each combination starts and ends: the limit
+    // is per combination, so a program's many slow (sanitized) combinations
+    // are not mistaken for one that hangs.
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds_);
     return false;
   }
   close(fd_);

@@ -40,8 +40,9 @@ struct ComboResult {
   std::string detail;  // the message, mismatch report or signal
 };
 
-// Runs `tc` under each combination in a child process (killed after
-// `timeoutSeconds`). Rejections without a source location count as internal errors.
+// Runs `tc` under each combination in a child process, killed when one
+// combination runs past `timeoutSeconds` (a hang). Rejections without a source
+// location count as internal errors.
 std::vector<ComboResult> checkProgram(const std::string& tc, const std::vector<Combination>& combinations,
                                       int timeoutSeconds);
 
@@ -55,7 +56,7 @@ class ProgramCheck {
   ProgramCheck& operator=(const ProgramCheck&) = delete;
 
   // Reads what the child wrote, waiting at most `waitMs`; true once it is done
-  // (or killed at the deadline).
+  // (or killed at the deadline, which each line of progress moves on).
   bool poll(int waitMs);
   std::vector<ComboResult> results();  // waits for the child if needed
 

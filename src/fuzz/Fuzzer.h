@@ -18,9 +18,10 @@ struct FuzzOptions {
   int first = 0;          // index of the first program (a long run split in parts: same programs)
   int count = 100;        // programs
   double timeBudget = 0;  // seconds; 0 = none (stop after `count`)
-  // Per program, all combinations together. The small-tiles combinations
-  // spend 5-10 s each in isl's AST generator on 8-statement programs, so
-  // 120 s was reached on a loaded 2-core machine without any hang.
+  // Per option combination. A whole program's combinations took 285 s under
+  // the sanitizers without any hang (the small-tiles ones spend 5-10 s each
+  // in isl's AST generator on 8-statement programs), so a per-program limit
+  // reported hangs on a loaded machine.
   int timeoutSeconds = 300;
   bool minimize = true;
   int jobs = 1;  // programs checked at once (each in its own process)
