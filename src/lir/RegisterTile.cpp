@@ -126,7 +126,7 @@ class RegisterTiler {
         if (!why.empty()) return why;
         int64_t trips = *constantTripCount(*s);
         int64_t chunks = (trips + lanes_ - 1) / lanes_;
-        if (chunks > 4) return "a vector loop is longer than 4 vectors";
+        if (chunks * lanes_ > 64) return "a vector loop is longer than 64 elements";
         nest.accumulatorsPerRow += static_cast<int>(chunks) * stores;
         nest.vectorLoops.push_back(s);
       }

@@ -9,6 +9,8 @@ namespace tessel::tile {
 namespace {
 
 constexpr int64_t kMinStreamingRowLines = 4;
+// Fusion tiles give up whole rows only for a clear gain in data movement.
+constexpr double kShorterRowsGain = 0.9;
 
 // A fixed cost per array per tile (one line each: the start of a transfer)
 // keeps tiny tiles from looking free.
@@ -229,6 +231,27 @@ AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int 
     return result;
   }
   double cost = grow(band, extents, level.lineBytes, limitBytes, allowed, sizes, current);
+  // Whole rows leave no room for more than one row when a row's data nearly
+  // fills the limit, and a stencil consumer then reads several producer rows
+  // per row it computes (Harris's 3x3 sums over 2048-wide rows: 1x2048 tiles,
+  // two thirds of the producers' executions recomputed, so basteln refused).
+  // Tiles grown from rows of a few cache lines are taken instead where they
+  // move clearly less data per instance (the halo shrinks with them).
+  if (n >= 2) {
+    std::vector<int64_t> shortRows(static_cast<size_t>(n), 1);
+    shortRows.back() =
+        std::min(extents.back(), kMinStreamingRowLines * level.lineBytes / band.narrowestElementBytes());
+    TileCost shortCurrent = band.cost(shortRows);
+    if (allowed(shortRows) && shortCurrent.footprintBytes <= limitBytes) {
+      double shortCost = grow(band, extents, level.lineBytes, limitBytes, allowed, shortRows, shortCurrent);
+      if (shortCost < kShorterRowsGain * cost) {
+        why << "  fusion tiles with whole rows: " << sizesText(sizes) << ", " << cost << " B/instance\n";
+        sizes = shortRows;
+        current = shortCurrent;
+        cost = shortCost;
+      }
+    }
+  }
   why << "  fusion tiles for the producers recomputed in them (" << level.name << ", " << kib(limitBytes)
       << " for the band's own data): " << sizesText(sizes) << ", data tiles " << kib(current.footprintBytes)
       << " over " << current.arrays << " arrays, " << current.instances << " instances, " << cost

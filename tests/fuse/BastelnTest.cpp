@@ -352,6 +352,28 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
   EXPECT_FALSE(smart.has("fusion tiles")) << smart.program.explanation;
 }
 
+// Harris's 3x3 sums over rows so wide that one row's data nearly fills the
+// fusion tiles' share of L2: whole-row tiles of one or two rows would
+// recompute two extra rows of the products per row (refused); tiles grown
+// from short rows move less data, and the products, derivatives and their
+// arrays then live in each tile.
+TEST(Basteln, WideStencilRowsGetShorterFusionTiles) {
+  std::string tc = testing::readText(testing::sourcePath("bench/programs/harris.tc"));
+  tc = tc.substr(tc.find('\n') + 1);  // its own sizes line
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.hardware = fixedCaches();
+  for (int h : {68, 101}) {  // 64 output rows in two tiles; 97 in four, the last a partial one
+    CheckedProgram c = compileAndCheck("# sizes: H=" + std::to_string(h) + " W=4099\n" + tc, o);
+    EXPECT_TRUE(c.check.pass) << h << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("fusion tiles with whole rows: 1x4095")) << c.program.explanation;
+    EXPECT_TRUE(c.has("recomputed in the tiles of")) << c.program.explanation;
+    for (const auto& t : c.program.kernel.temporaries)
+      for (const char* gone : {"Ix", "Iy", "Ixx", "Iyy", "Ixy"})
+        EXPECT_NE(t.name, gone) << c.program.explanation;
+  }
+}
+
 // A chain of stencils: the middle stage is itself a consumer with fusion
 // tiles, and is then recomputed, with its own producer, in the last stage's
 // tiles; its own nest (left with no instances to run) loses its tiles.

@@ -102,6 +102,25 @@ TEST_P(RegisterTile, DotProductsJammedIntoOneVectorReduction) {
   }
 }
 
+// Rows up to 64 elements keep their accumulators in registers: 7 vectors of 8
+// lanes (a 56-wide convolution row on AVX2) as 4 of 16; 72 elements do not.
+TEST_P(RegisterTile, RowsOfUpTo64Elements) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  for (auto [m, n, k] : {std::tuple{6, 56, 13}, {5, 56, 8}, {4, 72, 3}}) {
+    std::string columns = std::to_string(n) + "@L1";
+    Compiled c = compileAndCheck(sized(m, n, k, kMatmul), isa,
+                                 "S_0: 2@L1, " + columns + "; S_1: 2@L1, " + columns + ", 8@L1");
+    EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
+    const char* expected = n > 64            ? "not register-tiled: a vector loop is longer than 64 elements"
+                           : isa == "avx512" ? "register tile of 2 rows x 4 accumulator vector(s)"
+                                             : "register tile of 1 rows x 7 accumulator vector(s)";
+    EXPECT_NE(c.cp.explanation.find(expected), std::string::npos)
+        << "M=" << m << " N=" << n << " K=" << k << "\n"
+        << c.cp.explanation;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, RegisterTile, ::testing::Values("avx512", "avx2"));
 
 TEST(RegisterTileExplain, IsolatedPartialTilesAndDumps) {
