@@ -49,8 +49,11 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
 // need not pay on their own: the fusion they enable is their gain. Inner
 // members stay whole while they fit (whole rows keep vector loops long and
 // the producers' slices contiguous); outer members then grow by doubling
-// while the data movement per instance (halo included) falls. Empty when the
-// whole band fits or no tile fits.
+// while the data movement per instance (halo included) falls. Tiles grown
+// the same way from rows of a few cache lines replace them where they move
+// clearly less data (a row's data near the limit leaves whole-row tiles one
+// row tall, and a stencil's halo then costs more than the row). Empty when
+// the whole band fits or no tile fits.
 AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes);
 
 }  // namespace tessel::tile
