@@ -30,6 +30,7 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
   t.policy = c.options.tiles;
   t.cores = c.hardware.cores;
   t.fusionTiles = c.options.fusion == Fusion::Basteln;
+  t.fusionRedundancy = c.options.bastelnRedundancy;
   for (const auto& level : c.hardware.memory)
     if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
       t.levels.push_back({level.name, level.capacityBytes, level.lineBytes, level.sharedBy});

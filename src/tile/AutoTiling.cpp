@@ -9,8 +9,6 @@ namespace tessel::tile {
 namespace {
 
 constexpr int64_t kMinStreamingRowLines = 4;
-// Fusion tiles give up whole rows only for a clear gain in data movement.
-constexpr double kShorterRowsGain = 0.9;
 
 // A fixed cost per array per tile (one line each: the start of a transfer)
 // keeps tiny tiles from looking free.
@@ -206,7 +204,8 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   return result;
 }
 
-AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes) {
+AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes,
+                            const FusionSlices& slices) {
   AutoTilingResult result;
   std::ostringstream why;
   int n = band.members();
@@ -231,21 +230,32 @@ AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int 
     return result;
   }
   double cost = grow(band, extents, level.lineBytes, limitBytes, allowed, sizes, current);
-  // Whole rows leave no room for more than one row when a row's data nearly
-  // fills the limit, and a stencil consumer then reads several producer rows
-  // per row it computes (Harris's 3x3 sums over 2048-wide rows: 1x2048 tiles,
-  // two thirds of the producers' executions recomputed, so basteln refused).
-  // Tiles grown from rows of a few cache lines are taken instead where they
-  // move clearly less data per instance (the halo shrinks with them).
-  if (n >= 2) {
+  // The share of a producer's values a tile computes that other tiles
+  // compute too: its data tile against its share of the whole band's.
+  const TileCost whole = band.cost(extents);
+  auto recomputed = [&](const TileCost& tile) {
+    double worst = 0;
+    for (const auto& array : slices.producerArrays) {
+      auto inTile = tile.elements.find(array), inBand = whole.elements.find(array);
+      if (inTile == tile.elements.end() || inBand == whole.elements.end() || inTile->second <= 0) continue;
+      double own = inBand->second * tile.instances / std::max(whole.instances, 1.0);
+      worst = std::max(worst, 1 - own / inTile->second);
+    }
+    return worst;
+  };
+  double share = recomputed(current);
+  if (n >= 2 && share > slices.redundancyLimit) {
     std::vector<int64_t> shortRows(static_cast<size_t>(n), 1);
     shortRows.back() =
         std::min(extents.back(), kMinStreamingRowLines * level.lineBytes / band.narrowestElementBytes());
     TileCost shortCurrent = band.cost(shortRows);
     if (allowed(shortRows) && shortCurrent.footprintBytes <= limitBytes) {
       double shortCost = grow(band, extents, level.lineBytes, limitBytes, allowed, shortRows, shortCurrent);
-      if (shortCost < kShorterRowsGain * cost) {
-        why << "  fusion tiles with whole rows: " << sizesText(sizes) << ", " << cost << " B/instance\n";
+      double shortShare = recomputed(shortCurrent);
+      if (shortShare < share) {
+        why << "  fusion tiles with whole rows: " << sizesText(sizes) << ", about "
+            << static_cast<int>(std::lround(share * 100)) << "% of a producer recomputed (limit "
+            << static_cast<int>(std::lround(slices.redundancyLimit * 100)) << "%)\n";
         sizes = shortRows;
         current = shortCurrent;
         cost = shortCost;

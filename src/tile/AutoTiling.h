@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,13 +48,19 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
 // cache): the band's own data tiles fill at most `limitBytes`, the rest of
 // the level being left to the producers' slices. Unlike autoTile, the tiles
 // need not pay on their own: the fusion they enable is their gain. Inner
-// members stay whole while they fit (whole rows keep vector loops long and
-// the producers' slices contiguous); outer members then grow by doubling
-// while the data movement per instance (halo included) falls. Tiles grown
-// the same way from rows of a few cache lines replace them where they move
-// clearly less data (a row's data near the limit leaves whole-row tiles one
-// row tall, and a stencil's halo then costs more than the row). Empty when
-// the whole band fits or no tile fits.
-AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes);
+// members stay whole while they fit (whole rows keep vector loops long, the
+// producers' slices contiguous and the prefetchers' streams long); outer
+// members then grow by doubling while the data movement per instance (halo
+// included) falls. Where the halo of such tiles would make basteln recompute
+// more than its limit of a producer (a row's data near the limit leaves them
+// one row tall: Harris's 3x3 sums), tiles grown the same way from rows of a
+// few cache lines are taken instead if they recompute less. Empty when the
+// whole band fits or no tile fits.
+struct FusionSlices {
+  std::set<std::string> producerArrays;  // what the producers recomputed in the tiles write
+  double redundancyLimit = 0.4;          // basteln's limit on the share of their executions recomputed
+};
+AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes,
+                            const FusionSlices& slices);
 
 }  // namespace tessel::tile

@@ -136,6 +136,7 @@ TileCost BandModel::cost(const std::vector<int64_t>& sizes) const {
     int64_t rowBytes = ext.empty() ? elem : ext.back() * elem;
     c.footprintBytes += rows * static_cast<double>((rowBytes + lineBytes_ - 1) / lineBytes_ * lineBytes_);
     ++c.arrays;
+    c.elements[array] += rows * static_cast<double>(ext.empty() ? 1 : ext.back());
   });
   return c;
 }

@@ -19,6 +19,7 @@ struct TileCost {
   double footprintBytes = 0;  // data tiles of every array, in whole cache lines
   double instances = 0;       // statement instances the tile executes
   int arrays = 0;             // arrays the tile touches
+  std::map<std::string, double> elements;  // per array: the elements of its data tile
 };
 
 class BandModel {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "schedule/TreeQueries.h"
@@ -227,12 +228,14 @@ class Tiler {
     // A policy that covers the band decides alone, even to leave it untiled;
     // so do bands below that Auto Tiling may tile (nothing inside tiles is
     // tiled again).
+    std::set<std::string> producerArrays;
     if (levels.empty() && !fromPolicy && options_.autoTiling && options_.fusionTiles &&
         !options_.levels.empty() && band.member_get_coincident(0) && !hasBandBelow(band.child(0)) &&
-        feedsFromSliceableProducer(band)) {
+        !(producerArrays = sliceableProducersArrays(band)).empty()) {
       const CacheLevel& level = fusionLevel();
       AutoTilingResult r = fusionTile(model, level, options_.cores,
-                                      static_cast<double>(level.capacityBytes) * kFusionTileShare);
+                                      static_cast<double>(level.capacityBytes) * kFusionTileShare,
+                                      {producerArrays, options_.fusionRedundancy});
       os << r.why;
       levels = r.levels;
       forFusion = !levels.empty();
@@ -263,15 +266,16 @@ class Tiler {
     return node;
   }
 
-  // Whether `band`, the first node of a sequence child, reads values that an
-  // earlier child computes for it alone: a producer basteln may recompute in
-  // its tiles (the cheap part of basteln's rules: it writes no output, only
-  // this band reads the values it reads, it has an outer parallel loop). Tiles made
-  // for a fusion that cannot happen would only cost.
-  bool feedsFromSliceableProducer(const isl::schedule_node_band& band) const {
-    if (!band.has_parent() || !band.parent().isa<isl::schedule_node_filter>()) return false;
+  // The arrays written by the earlier children of `band`'s sequence that
+  // compute values for it alone: producers basteln may recompute in its tiles
+  // (the cheap part of basteln's rules: it writes no output, only this band
+  // reads the values it reads, it has an outer parallel loop). Empty: tiles
+  // made for a fusion that cannot happen would only cost.
+  std::set<std::string> sliceableProducersArrays(const isl::schedule_node_band& band) const {
+    std::set<std::string> arrays;
+    if (!band.has_parent() || !band.parent().isa<isl::schedule_node_filter>()) return arrays;
     isl::schedule_node filter = band.parent();
-    if (!filter.parent().isa<isl::schedule_node_sequence>()) return false;
+    if (!filter.parent().isa<isl::schedule_node_sequence>()) return arrays;
     isl::schedule_node sequence = filter.parent();
     isl::union_set own = schedule::nodeDomain(band);
     isl::union_set outputs = scop_.outputElements();
@@ -288,9 +292,10 @@ class Tiler {
       while (first.n_children() == 1 && !first.isa<isl::schedule_node_band>()) first = first.child(0);
       if (first.isa<isl::schedule_node_band>() && first.as<isl::schedule_node_band>().n_member() > 0 &&
           first.as<isl::schedule_node_band>().member_get_coincident(0))
-        return true;
+        scop_.writes.intersect_domain(domain).foreach_map(
+            [&](const isl::map& m) { arrays.insert(m.range_tuple_id().name()); });
     }
-    return false;
+    return arrays;
   }
 
   // A band Auto Tiling might tile (two members or more) in `node`'s subtree.

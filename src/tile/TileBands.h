@@ -27,6 +27,10 @@ struct TilingOptions {
   // children of its sequence compute gets tiles for their slices even where
   // its own reuse would not pay for them (paper 001 Alg. 2 tiles the outputs).
   bool fusionTiles = false;
+  // The largest share of a producer's executions basteln recomputes (its
+  // --basteln-redundancy): fusion tiles whose halo would pass it are shaped
+  // to stay under it where they can.
+  double fusionRedundancy = 0.4;
 };
 
 // Appends the decisions and the model's numbers to `explain`. A policy that
