@@ -43,6 +43,12 @@ std::string sizesText(const std::vector<int64_t>& sizes);
 
 AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores);
 
+// What fusionTile knows of the producers basteln will recompute in the tiles.
+struct FusionSlices {
+  std::set<std::string> producerArrays;  // what the producers recomputed in the tiles write
+  double redundancyLimit = 0.4;          // basteln's limit on the share of their executions recomputed
+};
+
 // Tiles for a band whose producers post-tiling fusion (basteln, paper 001
 // Alg. 2) will recompute in its tiles, at `level` (the largest private
 // cache): the band's own data tiles fill at most `limitBytes`, the rest of
@@ -56,10 +62,6 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
 // one row tall: Harris's 3x3 sums), tiles grown the same way from rows of a
 // few cache lines are taken instead if they recompute less. Empty when the
 // whole band fits or no tile fits.
-struct FusionSlices {
-  std::set<std::string> producerArrays;  // what the producers recomputed in the tiles write
-  double redundancyLimit = 0.4;          // basteln's limit on the share of their executions recomputed
-};
 AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int cores, double limitBytes,
                             const FusionSlices& slices);
 
