@@ -213,7 +213,10 @@ AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int 
   auto allowed = [&](const std::vector<int64_t>& sizes) {
     return keepsParallelism(band, extents, cores, sizes);
   };
-  if (n == 0 || band.cost(extents).footprintBytes <= limitBytes) {
+  // The whole band's data tile, computed once (isl): the test below and the
+  // producers' shares further down.
+  const TileCost whole = n == 0 ? TileCost{} : band.cost(extents);
+  if (n == 0 || whole.footprintBytes <= limitBytes) {
     result.why = "  fusion tiles: none needed, the whole band's data fits " + kib(limitBytes) + "\n";
     return result;
   }
@@ -232,7 +235,6 @@ AutoTilingResult fusionTile(const BandModel& band, const CacheLevel& level, int 
   double cost = grow(band, extents, level.lineBytes, limitBytes, allowed, sizes, current);
   // The share of a producer's values a tile computes that other tiles
   // compute too: its data tile against its share of the whole band's.
-  const TileCost whole = band.cost(extents);
   auto recomputed = [&](const TileCost& tile) {
     double worst = 0;
     for (const auto& array : slices.producerArrays) {
