@@ -81,14 +81,17 @@ class Emitter {
   void stmt(const lir::Stmt& s, int depth) {
     std::string pad(2 * depth, ' ');
     switch (s->kind) {
-      case lir::StmtKind::Block:
+      case lir::StmtKind::Block: {
+        lir::IndexRanges outer = ranges_;
         for (const auto& c : s->body) {
           bool scoped = c->kind == lir::StmtKind::Block && depth > 0;
           if (scoped) os_ << pad << "{\n";
           stmt(c, scoped ? depth + 1 : depth);
           if (scoped) os_ << pad << "}\n";
         }
+        ranges_ = std::move(outer);
         return;
+      }
       case lir::StmtKind::For: {
         // Each thread fences its own non-temporal stores before the loop's
         // end, rather than relying on how the OpenMP barrier is built.
@@ -102,9 +105,9 @@ class Emitter {
                          [this](const lir::Stmt& st) { return storeText(st); },
                          [](const std::string& b) { return cName(b); }};
           if (s->transposeLanes > 0)
-            emitTransposeBlock(os_, s, depth, scalar, s->parallel ? pragma : "");
+            emitTransposeBlock(os_, s, depth, scalar, ranges_, s->parallel ? pragma : "");
           else
-            emitVectorLoop(os_, s, depth, scalar, s->parallel ? pragma : "");
+            emitVectorLoop(os_, s, depth, scalar, ranges_, s->parallel ? pragma : "");
           if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
           return;
         }
@@ -120,7 +123,10 @@ class Emitter {
           cond = cond.substr(1, cond.size() - 2);
         os_ << pad << "for (long " << s->name << " = " << expr(s->init) << "; " << cond << "; " << s->name
             << " += " << expr(s->step) << ") {\n";
+        lir::IndexRanges outer = ranges_;
+        bind(s->name, lir::loopRange(*s, ranges_));
         stmt(s->body[0], depth + 1);
+        ranges_ = std::move(outer);
         os_ << pad << "}\n";
         if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
         return;
@@ -135,7 +141,10 @@ class Emitter {
         os_ << pad << "}\n";
         return;
       case lir::StmtKind::Let:
+        // (a Let lasts to the end of its block; a sibling's For restores the
+        // ranges around it, the Block case below those around the block)
         os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n";
+        bind(s->name, lir::rangeOf(s->value, ranges_));
         return;
       case lir::StmtKind::Store:
         os_ << pad << storeText(s) << "\n";
@@ -153,6 +162,13 @@ class Emitter {
         return;
       }
     }
+  }
+
+  void bind(const std::string& var, std::optional<lir::IndexRange> range) {
+    if (range)
+      ranges_[var] = *range;
+    else
+      ranges_.erase(var);
   }
 
   void setBuffers(const lir::Kernel& k) {
@@ -293,6 +309,7 @@ class Emitter {
   std::ostream& os_;
   std::map<std::string, DType> dtypes_;
   std::map<std::string, lir::BufferDecl> locals_;
+  lir::IndexRanges ranges_;  // of the loop and let variables in scope
 };
 
 // A parameter list over buffers, each read-only or not.

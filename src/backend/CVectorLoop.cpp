@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "lir/IndexRanges.h"
 #include "lir/VectorLoop.h"
 #include "tessel/error.h"
 
@@ -69,13 +70,19 @@ const char* reductionName(BinaryOp op) {
 class VectorLoopEmitter {
  public:
   // `block`: the loop around `loop` run in blocks of its lanes (lir::StmtNode::transposeLanes).
+  // `ranges`: the values of the variables of the loops and lets around `loop`.
   VectorLoopEmitter(std::ostream& os, const lir::StmtNode& loop, const ScalarC& scalar,
-                    const lir::StmtNode* block = nullptr)
+                    lir::IndexRanges ranges, const lir::StmtNode* block = nullptr)
       : os_(os),
         loop_(loop),
         scalar_(scalar),
         v_("tessel_v" + std::to_string(loop.vectorLanes)),
-        block_(block) {}
+        block_(block),
+        ranges_(std::move(ranges)) {
+    // Inside the loop its variable is the first lane's value; the lanes, the
+    // ones masked off excepted, stay within the loop's range.
+    setRange(loop_.name, block_ ? std::nullopt : lir::loopRange(loop_, ranges_));
+  }
 
   // The block loop: for each block of `lanes` of its iterations, the vector
   // loop reads each transposed operand's `lanes` x `lanes` block as rows
@@ -311,6 +318,13 @@ class VectorLoopEmitter {
     os_ << pad << "}\n";
   }
 
+  void setRange(const std::string& var, std::optional<lir::IndexRange> range) {
+    if (range)
+      ranges_[var] = *range;
+    else
+      ranges_.erase(var);
+  }
+
   // Whether a register tile's vector `chunk` has all its lanes in the loop.
   bool whole(int chunk) const { return chunk < wholeChunks_; }
 
@@ -346,11 +360,25 @@ class VectorLoopEmitter {
     if (s->kind == lir::StmtKind::For) {
       os << pad << "for (long " << s->name << " = " << scalar_.expr(s->init) << "; " << scalar_.expr(s->cond)
          << "; " << s->name << " += " << scalar_.expr(s->step) << ") {\n";
+      lir::IndexRanges outer = ranges_;
+      setRange(s->name, lir::loopRange(*s, ranges_));
       registerNest(os, s->body[0], depth + 1, chunks);
+      ranges_ = std::move(outer);
       os << pad << "}\n";
       return;
     }
+    lir::IndexRanges outer = ranges_;
+    std::optional<lir::IndexRange> all = lir::loopRange(loop_, ranges_),
+                                   init = lir::rangeOf(loop_.init, ranges_);
     for (int c = 0; c < chunks; ++c) {
+      // This vector's lanes (those past the loop's end are masked off).
+      std::optional<lir::IndexRange> lanes;
+      if (all && init) {
+        int64_t offset = int64_t{c} * loop_.vectorLanes;
+        lanes =
+            lir::IndexRange{init->lo + offset, std::min(all->hi, init->hi + offset + loop_.vectorLanes - 1)};
+      }
+      setRange(loop_.name, lanes);
       os << pad << "{\n";
       os << pad << "  const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + "
          << c * loop_.vectorLanes << ";\n";
@@ -363,6 +391,7 @@ class VectorLoopEmitter {
       full_ = false;
       os << pad << "}\n";
     }
+    ranges_ = std::move(outer);
   }
 
   void accumulate(std::ostream& os, const lir::Stmt& s, int depth, lir::LetBindings& lets, int chunk,
@@ -555,17 +584,77 @@ class VectorLoopEmitter {
             break;
         }
         break;
-      case ExprKind::Select: {
-        const Expr& c = e->operands[0];
-        if (!variesThroughLets(c)) return "((" + scalar_.expr(c) + ") ? " + a(1) + " : " + a(2) + ")";
-        std::string m = condition(c, mask);
-        return v_ + "_select(" + m + ", " + vec(e->operands[1], v_ + "_mask_and(" + mask + ", " + m + ")") +
-               ", " + vec(e->operands[2], v_ + "_mask_andnot(" + m + ", " + mask + ")") + ")";
-      }
+      case ExprKind::Select:
+        return selectVector(e, mask);
       default:
         break;
     }
     throw InternalError("emit-c", "no vector form for an expression the vectorizer accepted");
+  }
+
+  // A select's condition taken apart: the conjuncts that hold on every lane
+  // wherever the vector runs (lane ranges) are dropped, the uniform ones
+  // become one scalar branch, and only the rest is a lane mask -- a padded
+  // convolution's row test is a branch, its interior columns load unmasked.
+  std::string selectVector(const Expr& e, const std::string& mask) {
+    std::vector<Expr> uniform, varying;
+    for (const Expr& k : conjuncts(e->operands[0])) {
+      std::optional<bool> known = lir::comparisonOutcome(lir::inlineLets(k, currentLets_), ranges_);
+      if (known == true) continue;
+      if (known == false) return vec(e->operands[2], mask);
+      (variesThroughLets(k) ? varying : uniform).push_back(k);
+    }
+    std::string chosen;
+    if (varying.empty()) {
+      chosen = vec(e->operands[1], mask);
+    } else {
+      Expr c = conjunction(varying, e->operands[0]);
+      std::string m = condition(c, mask);
+      std::string inside = vec(e->operands[1], v_ + "_mask_and(" + mask + ", " + m + ")");
+      // Masked loads give zero in the lanes they skip.
+      chosen = zeroOutside(e->operands[1], e->operands[2])
+                   ? inside
+                   : v_ + "_select(" + m + ", " + inside + ", " +
+                         vec(e->operands[2], v_ + "_mask_andnot(" + m + ", " + mask + ")") + ")";
+    }
+    if (uniform.empty()) return chosen;
+    return "((" + scalar_.expr(conjunction(uniform, e->operands[0])) + ") ? " + chosen + " : " +
+           vec(e->operands[2], mask) + ")";
+  }
+
+  static std::vector<Expr> conjuncts(const Expr& c) {
+    if (c->kind == ExprKind::Binary && c->binaryOp == BinaryOp::And) {
+      std::vector<Expr> all = conjuncts(c->operands[0]), right = conjuncts(c->operands[1]);
+      all.insert(all.end(), right.begin(), right.end());
+      return all;
+    }
+    return {c};
+  }
+
+  // `parts` joined by And nodes like `like` (the condition they came from).
+  static Expr conjunction(const std::vector<Expr>& parts, const Expr& like) {
+    Expr all = parts[0];
+    for (size_t k = 1; k < parts.size(); ++k) {
+      auto n = std::make_shared<lir::ExprNode>(*like);
+      n->operands = {all, parts[k]};
+      all = n;
+    }
+    return all;
+  }
+
+  // Whether `select(m, then, otherwise)` is `then` loaded under m: `then` a
+  // plain f32 load of unit stride (a masked load zero-fills) and
+  // `otherwise` +0.
+  bool zeroOutside(const Expr& then, const Expr& otherwise) const {
+    if (then->kind != ExprKind::Load || then->type != te::DType::F32) return false;
+    std::optional<int64_t> stride =
+        lir::strideIn(lir::inlineLets(then->operands[0], currentLets_), loop_.name);
+    if (!stride || *stride != 1) return false;
+    const Expr* zero = &otherwise;
+    if ((*zero)->kind == ExprKind::Cast) zero = &(*zero)->operands[0];
+    if ((*zero)->kind == ExprKind::IntImm) return (*zero)->intValue == 0;
+    return (*zero)->kind == ExprKind::FloatImm && (*zero)->floatValue == 0 &&
+           !std::signbit((*zero)->floatValue);
   }
 
   std::string condition(const Expr& c, const std::string& mask) {
@@ -610,21 +699,22 @@ class VectorLoopEmitter {
   std::vector<TransposedRead> transposed_;
   std::vector<Reduction> reductions_;
   lir::LetBindings currentLets_;
+  lir::IndexRanges ranges_;  // of the variables in scope where code is being emitted
 };
 
 }  // namespace
 
 void emitVectorLoop(std::ostream& os, const lir::Stmt& loop, int depth, const ScalarC& scalar,
-                    const std::string& pragma) {
-  VectorLoopEmitter(os, *loop, scalar).emit(depth, pragma);
+                    const lir::IndexRanges& ranges, const std::string& pragma) {
+  VectorLoopEmitter(os, *loop, scalar, ranges).emit(depth, pragma);
 }
 
 void emitTransposeBlock(std::ostream& os, const lir::Stmt& block, int depth, const ScalarC& scalar,
-                        const std::string& pragma) {
+                        const lir::IndexRanges& ranges, const std::string& pragma) {
   TESSEL_CHECK(block->transposeLanes > 0 && block->body[0]->kind == lir::StmtKind::For &&
                    block->body[0]->vectorLanes == block->transposeLanes,
                "emit-c", "a transpose block is not one vector loop of its lanes");
-  VectorLoopEmitter(os, *block->body[0], scalar, block.get()).emitTransposeBlock(depth, pragma);
+  VectorLoopEmitter(os, *block->body[0], scalar, ranges, block.get()).emitTransposeBlock(depth, pragma);
 }
 
 }  // namespace tessel::backend

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <string>
 
+#include "lir/IndexRanges.h"
 #include "lir/Lir.h"
 
 namespace tessel::backend {
@@ -22,12 +23,14 @@ struct ScalarC {
   std::function<std::string(const std::string&)> buffer;  // the C name of a tensor
 };
 
+// `ranges`: the values of the variables of the loops and lets around the
+// loop, which let conditions that hold on every lane go unmasked.
 // `pragma`: the OpenMP line to put right before the loop ("" for none).
 void emitVectorLoop(std::ostream& os, const lir::Stmt& loop, int depth, const ScalarC& scalar,
-                    const std::string& pragma);
+                    const lir::IndexRanges& ranges, const std::string& pragma);
 // A loop run in blocks of its vector loop's lanes (lir::StmtNode::transposeLanes):
 // its reads contiguous along the block are loaded as rows and transposed in registers.
 void emitTransposeBlock(std::ostream& os, const lir::Stmt& block, int depth, const ScalarC& scalar,
-                        const std::string& pragma);
+                        const lir::IndexRanges& ranges, const std::string& pragma);
 
 }  // namespace tessel::backend
