@@ -76,8 +76,9 @@ std::optional<IndexRange> rangeOf(const Expr& e, const IndexRanges& ranges) {
 }
 
 std::optional<IndexRange> loopRange(const StmtNode& loop, const IndexRanges& ranges) {
+  // Any positive step keeps the values between the first and the bound.
   if (loop.kind != StmtKind::For || !loop.step || loop.step->kind != ExprKind::IntImm ||
-      loop.step->intValue != 1)
+      loop.step->intValue < 1)
     return std::nullopt;
   const Expr& c = loop.cond;
   if (c->kind != ExprKind::Binary || (c->binaryOp != BinaryOp::Le && c->binaryOp != BinaryOp::Lt) ||

@@ -24,8 +24,8 @@ using IndexRanges = std::map<std::string, IndexRange>;  // loop or let variable 
 // names a variable without a range, or may leave the 32-bit range.
 std::optional<IndexRange> rangeOf(const Expr& e, const IndexRanges& ranges);
 
-// The values loop `loop`'s variable takes (init up to its bound, step 1),
-// nullopt when unknown (another step or an unbounded end).
+// A range holding the values loop `loop`'s variable takes (from its init up
+// to its bound, by a positive constant step), nullopt when unknown.
 std::optional<IndexRange> loopRange(const StmtNode& loop, const IndexRanges& ranges);
 
 // Whether integer comparison `c` (Lt..Ne on integer operands) holds for

@@ -1,7 +1,8 @@
 // The vector prelude's stride-2 and quotient loads, on every lane mask:
 // active lanes get their elements (stride 2: p[2i], inactive lanes 0), and no
 // element past the last active lane's is read (the buffer ends at an
-// unreadable page).
+// unreadable page). Masked AVX2 stores (plain stores for a tail mask) write
+// exactly the active lanes, none past the last.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -41,6 +42,19 @@ void tessel_vp_test_stride2(int lanes, const float* p, unsigned mask, float* out
   for (int i = 0; i < 8; ++i) bits[i] = (mask >> i) & 1u ? -1 : 0;
   tessel_m8 m = _mm256_loadu_si256((const __m256i*)bits);
   _mm256_storeu_ps(out, tessel_v8_load_stride2(p, m));
+#endif
+}
+/* AVX2 masked stores (tessel_v8_store, tessel_v8_stream) of lanes 1, 2, ..., 8. */
+void tessel_vp_test_store(int stream, float* p, unsigned mask) {
+#if defined(__AVX2__) && defined(__FMA__)
+  int bits[8];
+  for (int i = 0; i < 8; ++i) bits[i] = (mask >> i) & 1u ? -1 : 0;
+  tessel_m8 m = _mm256_loadu_si256((const __m256i*)bits);
+  tessel_v8 v = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+  if (stream)
+    tessel_v8_stream(p, m, v);
+  else
+    tessel_v8_store(p, m, v);
 #endif
 }
 /* Lane i reads p[(n0 + i) / 2^shift - n0 / 2^shift]. */
@@ -150,6 +164,24 @@ TEST_F(VectorPreludeTest, QuotientLoadsReadOnlyTheActiveLanesElements) {
   auto load = function<QuotientFn>("tessel_vp_test_quotient");
   if (widest_ == 16) checkQuotients(load, 16, pages_, page_);
   checkQuotients(load, 8, pages_, page_);
+}
+
+// Every mask, prefixes (tails) and others, plain and streaming: the active
+// lanes are written, the others keep their values, and the last active
+// lane's element is the last writable float.
+TEST_F(VectorPreludeTest, MaskedStoresWriteOnlyTheActiveLanes) {
+  auto store = function<void (*)(int, float*, unsigned)>("tessel_vp_test_store");
+  float* end = pages_ + page_ / sizeof(float);
+  for (int stream : {0, 1})
+    for (unsigned mask = 1; mask < 256; ++mask) {
+      int last = 31 - __builtin_clz(mask);
+      float* p = end - (last + 1);
+      for (int i = 0; i <= last; ++i) p[i] = -1.0f;
+      store(stream, p, mask);
+      for (int i = 0; i <= last; ++i)
+        ASSERT_EQ(p[i], (mask >> i) & 1u ? static_cast<float>(i + 1) : -1.0f)
+            << "stream " << stream << ", mask " << mask << ", lane " << i;
+    }
 }
 
 }  // namespace

@@ -104,13 +104,26 @@ TEST(IndexRanges, AffineExpressionsAndComparisons) {
   EXPECT_EQ(range->hi, -11);
   EXPECT_FALSE(lir::rangeOf(lir::indexBinary(BinaryOp::Add, var("h"), num(1)), r).has_value());
   EXPECT_FALSE(lir::rangeOf(lir::indexBinary(BinaryOp::Mul, var("w"), num(int64_t{1} << 30)), r).has_value());
-  // A loop from 0 while kw < 3.
+  // A loop from 0 while i < 3; one from w by 32 up to min(w + 96, 100); a negative step says nothing.
   auto loop = lir::forLoop("i", num(0), lir::indexBinary(BinaryOp::Lt, var("i"), num(3)), num(1),
                            lir::block({}), false);
   range = lir::loopRange(*loop, r);
   ASSERT_TRUE(range.has_value());
   EXPECT_EQ(range->lo, 0);
   EXPECT_EQ(range->hi, 2);
+  auto tiles = lir::forLoop(
+      "t", var("w"),
+      lir::indexBinary(
+          BinaryOp::Le, var("t"),
+          lir::indexBinary(BinaryOp::Min, lir::indexBinary(BinaryOp::Add, var("w"), num(96)), num(100))),
+      num(32), lir::block({}), false);
+  range = lir::loopRange(*tiles, r);
+  ASSERT_TRUE(range.has_value());
+  EXPECT_EQ(range->lo, 8);
+  EXPECT_EQ(range->hi, 100);
+  auto down = lir::forLoop("d", num(9), lir::indexBinary(BinaryOp::Ge, var("d"), num(0)), num(-1),
+                           lir::block({}), false);
+  EXPECT_FALSE(lir::loopRange(*down, r).has_value());
 }
 
 }  // namespace
