@@ -7,6 +7,7 @@
 #include "backend/CEmitter.h"
 #include "fuse/InlineElementwise.h"
 #include "lir/AstToLir.h"
+#include "lir/CoalesceLoops.h"
 #include "lir/RegisterTile.h"
 #include "lir/StreamStores.h"
 #include "lir/Vectorize.h"
@@ -210,7 +211,7 @@ CompileOptions::StreamingStores parseStreamingStores(const std::string& text) {
 std::vector<std::string> passNames(const TargetStrategy& strategy) {
   std::vector<std::string> names = {"widen-accumulators", "inline", "extract"};
   for (const auto& p : strategy.schedulePasses()) names.push_back(p.name);
-  names.insert(names.end(), {"ast", "lir", "vectorize", "register-tile", "stream-stores"});
+  names.insert(names.end(), {"ast", "lir", "coalesce", "vectorize", "register-tile", "stream-stores"});
   return names;
 }
 
@@ -356,6 +357,11 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     timed("lir", [&] { out.kernel = lir::astToLir(lowered, scop, ast, promotions, microKernels); });
     for (const auto& k : microKernels.kernels) out.microKernelSchemes.push_back(k.output + ": " + k.scheme);
     if (options.dumpAfter == "lir") keepDump(lir::toString(out.kernel));
+    if (options.vectorize)
+      timed("coalesce", [&] {
+        out.kernel = lir::coalesceLoops(out.kernel, lir::f32Lanes(target::vectorIsa(host)), out.explanation);
+      });
+    if (options.dumpAfter == "coalesce") keepDump(lir::toString(out.kernel));
     if (options.vectorize)
       timed("vectorize",
             [&] { out.kernel = lir::vectorizeLoops(out.kernel, target::vectorIsa(host), out.explanation); });

@@ -1,0 +1,81 @@
+// Loop coalescing: a short vector loop and the loop around it whose accesses
+// are contiguous over both (an NCHW tensor's h and w) become one vector loop;
+// nests whose reads or values do not allow it keep their loops. Every kernel
+// matches the reference interpreter, at sizes that leave partial vectors.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "../support/KernelCheck.h"
+#include "../support/VectorIsa.h"
+#include "driver/Compile.h"
+
+namespace tessel::lir {
+namespace {
+
+using testing::hostHas;
+using testing::machineWith;
+
+driver::CompiledProgram compileAndCheck(const std::string& tc, const std::string& isa) {
+  driver::CompileOptions o;
+  o.hardware = machineWith(isa);
+  o.dumpAfter = "coalesce";
+  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
+  EXPECT_TRUE(k.pass) << isa << "\n" << tc << k.failures;
+  return cp;
+}
+
+std::string sized(int n, int c, int h, int w) {
+  return "# sizes: N=" + std::to_string(n) + " C=" + std::to_string(c) + " H=" + std::to_string(h) +
+         " W=" + std::to_string(w) + "\n";
+}
+
+class CoalesceLoops : public ::testing::TestWithParam<std::string> {};
+
+// basteln's `indep`: two per-channel element-wise outputs of one NCHW tensor.
+TEST_P(CoalesceLoops, ShortContiguousRowsBecomeOneVectorLoop) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const char* indep =
+      "def f(float(N, C, H, W) X, float(C) Shift, float(C) Scale) -> (A, M) {\n"
+      "  A(n, c, h, w) = X(n, c, h, w) + Shift(c)\n"
+      "  M(n, c, h, w) = X(n, c, h, w) * Scale(c)\n"
+      "}\n";
+  for (auto [n, c, h, w] : {std::tuple{2, 3, 7, 7}, {1, 13, 5, 3}, {3, 2, 13, 1}, {1, 1, 1, 7}}) {
+    driver::CompiledProgram cp = compileAndCheck(sized(n, c, h, w) + indep, isa);
+    if (h > 1 && w > 1) {
+      std::string merged = "of " + std::to_string(h * w) + " iterations";
+      EXPECT_NE(cp.explanation.find(merged), std::string::npos) << cp.explanation;
+      EXPECT_NE(cp.dump.find("< " + std::to_string(h * w) + ")"), std::string::npos) << cp.dump;
+    }
+  }
+}
+
+// A temporary contracted to a row buffer (its loop nest holds more than the
+// vector loop), a transposed read and a value that uses a loop variable keep
+// their loops.
+TEST_P(CoalesceLoops, NestsThatDoNotAllowItKeepTheirLoops) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  driver::CompiledProgram chain = compileAndCheck(
+      sized(1, 3, 5, 5) +
+          "def f(float(C, H, W) X) -> (B) {\n  T(c, h, w) = X(c, h, w) * 2\n  B(c, h, w) = T(c, h, w) + "
+          "X(c, h, w)\n}\n",
+      isa);
+  EXPECT_EQ(chain.explanation.find("coalesced into vector loop"), std::string::npos) << chain.explanation;
+  driver::CompiledProgram transposed = compileAndCheck(
+      sized(1, 3, 5, 5) +
+          "def f(float(C, H, W) X) -> (B) {\n  B(c, h, w) = X(c, w, h) where h in 0:H, w in 0:W\n}\n",
+      isa);
+  EXPECT_EQ(transposed.explanation.find("coalesced into vector loop"), std::string::npos)
+      << transposed.explanation;
+  driver::CompiledProgram indexed = compileAndCheck(
+      sized(1, 3, 5, 5) + "def f(float(C, H, W) X) -> (B) {\n  B(c, h, w) = h > 2 ? X(c, h, w) : 0\n}\n",
+      isa);
+  EXPECT_EQ(indexed.explanation.find("coalesced into vector loop"), std::string::npos) << indexed.explanation;
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, CoalesceLoops, ::testing::Values("avx512", "avx2"));
+
+}  // namespace
+}  // namespace tessel::lir
