@@ -13,6 +13,7 @@
 #include "backend/CNames.h"
 #include "backend/CScalarOps.h"
 #include "backend/CVectorLoop.h"
+#include "lir/IndexRanges.h"
 #include "lir/VectorLoop.h"
 
 namespace tessel::backend {
@@ -124,7 +125,7 @@ class Emitter {
         os_ << pad << "for (long " << s->name << " = " << expr(s->init) << "; " << cond << "; " << s->name
             << " += " << expr(s->step) << ") {\n";
         lir::IndexRanges outer = ranges_;
-        bind(s->name, lir::loopRange(*s, ranges_));
+        lir::bindRange(ranges_, s->name, lir::loopRange(*s, ranges_));
         stmt(s->body[0], depth + 1);
         ranges_ = std::move(outer);
         os_ << pad << "}\n";
@@ -144,7 +145,7 @@ class Emitter {
         // (a Let lasts to the end of its block; a sibling's For restores the
         // ranges around it, the Block case below those around the block)
         os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n";
-        bind(s->name, lir::rangeOf(s->value, ranges_));
+        lir::bindRange(ranges_, s->name, lir::rangeOf(s->value, ranges_));
         return;
       case lir::StmtKind::Store:
         os_ << pad << storeText(s) << "\n";
@@ -162,13 +163,6 @@ class Emitter {
         return;
       }
     }
-  }
-
-  void bind(const std::string& var, std::optional<lir::IndexRange> range) {
-    if (range)
-      ranges_[var] = *range;
-    else
-      ranges_.erase(var);
   }
 
   void setBuffers(const lir::Kernel& k) {

@@ -81,7 +81,7 @@ class VectorLoopEmitter {
         ranges_(std::move(ranges)) {
     // Inside the loop its variable is the first lane's value; the lanes, the
     // ones masked off excepted, stay within the loop's range.
-    setRange(loop_.name, block_ ? std::nullopt : lir::loopRange(loop_, ranges_));
+    lir::bindRange(ranges_, loop_.name, block_ ? std::nullopt : lir::loopRange(loop_, ranges_));
   }
 
   // The block loop: for each block of `lanes` of its iterations, the vector
@@ -318,13 +318,6 @@ class VectorLoopEmitter {
     os_ << pad << "}\n";
   }
 
-  void setRange(const std::string& var, std::optional<lir::IndexRange> range) {
-    if (range)
-      ranges_[var] = *range;
-    else
-      ranges_.erase(var);
-  }
-
   // Whether a register tile's vector `chunk` has all its lanes in the loop.
   bool whole(int chunk) const { return chunk < wholeChunks_; }
 
@@ -361,7 +354,7 @@ class VectorLoopEmitter {
       os << pad << "for (long " << s->name << " = " << scalar_.expr(s->init) << "; " << scalar_.expr(s->cond)
          << "; " << s->name << " += " << scalar_.expr(s->step) << ") {\n";
       lir::IndexRanges outer = ranges_;
-      setRange(s->name, lir::loopRange(*s, ranges_));
+      lir::bindRange(ranges_, s->name, lir::loopRange(*s, ranges_));
       registerNest(os, s->body[0], depth + 1, chunks);
       ranges_ = std::move(outer);
       os << pad << "}\n";
@@ -378,7 +371,7 @@ class VectorLoopEmitter {
         lanes =
             lir::IndexRange{init->lo + offset, std::min(all->hi, init->hi + offset + loop_.vectorLanes - 1)};
       }
-      setRange(loop_.name, lanes);
+      lir::bindRange(ranges_, loop_.name, lanes);
       os << pad << "{\n";
       os << pad << "  const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + "
          << c * loop_.vectorLanes << ";\n";

@@ -22,6 +22,13 @@ std::optional<IndexRange> checked(int64_t lo, int64_t hi) {
 
 }  // namespace
 
+void bindRange(IndexRanges& ranges, const std::string& var, std::optional<IndexRange> range) {
+  if (range)
+    ranges[var] = *range;
+  else
+    ranges.erase(var);
+}
+
 std::optional<IndexRange> rangeOf(const Expr& e, const IndexRanges& ranges) {
   if (!isInteger(e)) return std::nullopt;
   auto operand = [&](size_t k) { return rangeOf(e->operands[k], ranges); };

@@ -18,6 +18,9 @@ struct IndexRange {
 };
 using IndexRanges = std::map<std::string, IndexRange>;  // loop or let variable -> its values
 
+// Records `range` as `var`'s, or forgets what was known of `var` when there is none.
+void bindRange(IndexRanges& ranges, const std::string& var, std::optional<IndexRange> range);
+
 // The values `e` (an index or 32-bit integer expression) may take when each
 // variable in `ranges` takes any value of its range; nullopt when some part
 // is not affine-like (loads, divisions other than by a positive constant),
