@@ -132,18 +132,22 @@ class Emitter {
         if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
         return;
       }
-      case lir::StmtKind::If:
+      case lir::StmtKind::If: {
+        lir::IndexRanges outer = ranges_;
         os_ << pad << "if (" << expr(s->cond) << ") {\n";
         stmt(s->thenCase, depth + 1);
+        ranges_ = outer;
         if (s->elseCase) {
           os_ << pad << "} else {\n";
           stmt(s->elseCase, depth + 1);
+          ranges_ = outer;
         }
         os_ << pad << "}\n";
         return;
+      }
       case lir::StmtKind::Let:
-        // (a Let lasts to the end of its block; a sibling's For restores the
-        // ranges around it, the Block case below those around the block)
+        // (a Let lasts to the end of its block: the Block case above restores
+        // the ranges around the block, the For and If cases those around them)
         os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n";
         lir::bindRange(ranges_, s->name, lir::rangeOf(s->value, ranges_));
         return;

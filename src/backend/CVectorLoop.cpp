@@ -82,6 +82,7 @@ class VectorLoopEmitter {
     // Inside the loop its variable is the first lane's value; the lanes, the
     // ones masked off excepted, stay within the loop's range.
     lir::bindRange(ranges_, loop_.name, block_ ? std::nullopt : lir::loopRange(loop_, ranges_));
+    if (block_) lir::bindRange(ranges_, block_->name, std::nullopt);  // (bound per row of a block)
   }
 
   // The block loop: for each block of `lanes` of its iterations, the vector

@@ -1,6 +1,7 @@
 #include "lir/CoalesceLoops.h"
 
 #include <optional>
+#include <set>
 
 #include "lir/VectorLoop.h"
 
@@ -80,7 +81,7 @@ class Coalescer {
     }
     Expr index = inlineLets(s->index, lets), value = inlineLets(s->value, lets);
     std::optional<int64_t> step = strideIn(index, inner_.name);
-    if (!step || *step != 1 || !coalescible(index)) {
+    if (!step || *step != 1 || indirect(index) || !coalescible(index)) {
       why = "a store does not move by one element along the coalesced loop";
       return false;
     }
@@ -89,6 +90,13 @@ class Coalescer {
     if (!rewritten) return false;
     out.push_back(store(s->name, substituted(index), rewritten));
     return true;
+  }
+
+  // Whether `e` reads memory (an index computed from a load).
+  static bool indirect(const Expr& e) {
+    std::set<std::string> buffers;
+    collectLoads(e, buffers);
+    return !buffers.empty();
   }
 
   // Affine in both loops, moving along the outer one by the inner trip count
@@ -107,18 +115,19 @@ class Coalescer {
   }
 
   // `value` with its loads' indices in the coalesced variable; the loop
-  // variables may appear nowhere else.
+  // variables may appear nowhere else. Every load is recorded, also those
+  // that do not move (a written buffer's fixed element is a dependence).
   Expr rewrite(const Expr& value, std::string& why) {
     if (value->kind == ExprKind::Load) {
       const Expr& index = value->operands[0];
-      if (!coalescible(index)) {
+      if (indirect(index) || !coalescible(index)) {
         why = "a read of '" + value->name + "' is not contiguous over both loops";
         return nullptr;
       }
       reads_.push_back({value->name, index});
       return load(value->name, value->type, substituted(index));
     }
-    if (!usesVar(value, outer_.name, inner_.name)) return value;
+    if (!usesVar(value, outer_.name, inner_.name) && !indirect(value)) return value;
     if (value->operands.empty()) {
       why = "a value uses a loop variable";
       return nullptr;

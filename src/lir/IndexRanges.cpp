@@ -17,7 +17,7 @@ std::optional<IndexRange> checked(int64_t lo, int64_t hi) {
   // within 32 bits keep sums and products within 64.
   if (lo < std::numeric_limits<int32_t>::min() || hi > std::numeric_limits<int32_t>::max())
     return std::nullopt;
-  return IndexRange{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+  return IndexRange{lo, hi};
 }
 
 }  // namespace

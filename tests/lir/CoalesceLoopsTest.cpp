@@ -8,6 +8,7 @@
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
+#include "lir/CoalesceLoops.h"
 
 namespace tessel::lir {
 namespace {
@@ -76,6 +77,43 @@ TEST_P(CoalesceLoops, NestsThatDoNotAllowItKeepTheirLoops) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, CoalesceLoops, ::testing::Values("avx512", "avx2"));
+
+// A[o + i] = A[2] * 2 over o in 0..6 and a one-iteration vector loop i:
+// the fixed element A[2] is written at o = 2 and read by the later rows, so
+// running the rows as lanes of one vector would read its old value. An
+// indirect read (an index loaded from memory) is refused too.
+TEST(CoalesceLoopsLir, ReadsOfAWrittenBufferAtAFixedElementAreADependence) {
+  using te::BinaryOp;
+  using te::DType;
+  auto nest = [](Expr value) {
+    Stmt body = store("A", indexBinary(BinaryOp::Add, indexVar("o"), indexVar("i")), value);
+    Stmt inner = forLoop("i", indexImm(0), indexBinary(BinaryOp::Le, indexVar("i"), indexImm(0)), indexImm(1),
+                         block({body}), false, VectorHint::Independent);
+    Kernel k;
+    k.name = "f";
+    k.outputs = {{"A", DType::F32, {8}}};
+    k.inputs = {{"J", DType::I32, {8}}};
+    k.body = forLoop("o", indexImm(0), indexBinary(BinaryOp::Le, indexVar("o"), indexImm(6)), indexImm(1),
+                     block({inner}), false);
+    return k;
+  };
+  Expr fixedRead = binary(BinaryOp::Mul, DType::F32, load("A", DType::F32, indexImm(2)), imm(2, DType::F32));
+  std::string explain;
+  coalesceLoops(nest(fixedRead), 8, explain);
+  EXPECT_NE(explain.find("loops o i: not coalesced: 'A' is accessed at another element"), std::string::npos)
+      << explain;
+  Expr indirectRead = load("A", DType::F32, load("J", DType::I32, indexVar("o")));
+  explain.clear();
+  coalesceLoops(nest(indirectRead), 8, explain);
+  EXPECT_NE(explain.find("loops o i: not coalesced: a read of 'A' is not contiguous"), std::string::npos)
+      << explain;
+  // The same nest copying J's elements row by row coalesces.
+  Kernel plain = nest(load("J", DType::I32, indexBinary(BinaryOp::Add, indexVar("o"), indexVar("i"))));
+  explain.clear();
+  coalesceLoops(plain, 8, explain);
+  EXPECT_NE(explain.find("loops o i: coalesced into vector loop o_i of 7 iterations"), std::string::npos)
+      << explain;
+}
 
 }  // namespace
 }  // namespace tessel::lir
