@@ -361,30 +361,55 @@ class VectorLoopEmitter {
       os << pad << "}\n";
       return;
     }
+    // Row by row, each row's vectors together: a row's broadcast operand is
+    // live over its own vectors only and the other operand's vectors are
+    // loaded once for all rows. (Vector by vector, GCC keeps every row's
+    // broadcast live across the tile and spills accumulators: a 6-row x
+    // 2-vector tile ran at 60% of the row-major order's speed.)
+    std::vector<lir::Stmt> rows = s->kind == lir::StmtKind::Block ? s->body : std::vector<lir::Stmt>{s};
+    std::vector<lir::Stmt> rowLets;  // lets among the rows, in scope for the rows after them
+    int element = 0;
+    for (const auto& row : rows) {
+      if (row->kind == lir::StmtKind::Let) {
+        rowLets.push_back(row);
+        continue;
+      }
+      int rowElement = element;
+      for (int c = 0; c < chunks; ++c) {
+        element = rowElement;
+        emitChunkOf(os, row, rowLets, depth, c, element);
+      }
+    }
+  }
+
+  // One row of a register tile for vector `chunk`, in its own scope: the
+  // vector loop's variable and tail mask for that chunk, the lets before the
+  // row, then the row's accumulations (`element` numbers their accumulators).
+  void emitChunkOf(std::ostream& os, const lir::Stmt& row, const std::vector<lir::Stmt>& rowLets, int depth,
+                   int chunk, int& element) {
+    std::string pad(2 * depth, ' ');
     lir::IndexRanges outer = ranges_;
     std::optional<lir::IndexRange> all = lir::loopRange(loop_, ranges_),
                                    init = lir::rangeOf(loop_.init, ranges_);
-    for (int c = 0; c < chunks; ++c) {
-      // This vector's lanes (those past the loop's end are masked off).
-      std::optional<lir::IndexRange> lanes;
-      if (all && init) {
-        int64_t offset = int64_t{c} * loop_.vectorLanes;
-        lanes =
-            lir::IndexRange{init->lo + offset, std::min(all->hi, init->hi + offset + loop_.vectorLanes - 1)};
-      }
-      lir::bindRange(ranges_, loop_.name, lanes);
-      os << pad << "{\n";
-      os << pad << "  const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + "
-         << c * loop_.vectorLanes << ";\n";
-      os << pad << "  const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_tail(tessel_last_"
-         << loop_.name << " - " << loop_.name << " + 1);\n";
-      int element = 0;
-      lir::LetBindings lets;
-      full_ = whole(c);
-      accumulate(os, s, depth + 1, lets, c, element);
-      full_ = false;
-      os << pad << "}\n";
+    // This vector's lanes (those past the loop's end are masked off).
+    std::optional<lir::IndexRange> lanes;
+    if (all && init) {
+      int64_t offset = int64_t{chunk} * loop_.vectorLanes;
+      lanes =
+          lir::IndexRange{init->lo + offset, std::min(all->hi, init->hi + offset + loop_.vectorLanes - 1)};
     }
+    lir::bindRange(ranges_, loop_.name, lanes);
+    os << pad << "{\n";
+    os << pad << "  const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + "
+       << chunk * loop_.vectorLanes << ";\n";
+    os << pad << "  const tessel_m" << loop_.vectorLanes << " tessel_tail = " << v_ << "_tail(tessel_last_"
+       << loop_.name << " - " << loop_.name << " + 1);\n";
+    lir::LetBindings lets;
+    full_ = whole(chunk);
+    for (const auto& let : rowLets) accumulate(os, let, depth + 1, lets, chunk, element);
+    accumulate(os, row, depth + 1, lets, chunk, element);
+    full_ = false;
+    os << pad << "}\n";
     ranges_ = std::move(outer);
   }
 

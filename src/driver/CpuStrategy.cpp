@@ -9,6 +9,7 @@
 #include "schedule/MarkParallel.h"
 #include "schedule/VectorScenarios.h"
 #include "target/cpu/ContractTemporaries.h"
+#include "target/cpu/ContractionTiles.h"
 #include "target/cpu/DistributeInnerLoops.h"
 #include "target/cpu/GraftMicroKernels.h"
 #include "target/cpu/MarkUnrollJam.h"
@@ -34,6 +35,18 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
   for (const auto& level : c.hardware.memory)
     if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
       t.levels.push_back({level.name, level.capacityBytes, level.lineBytes, level.sharedBy});
+  // Contractions the register tiler will keep in registers get the L1 tile
+  // its tiles want.
+  std::string isa = target::vectorIsa(c.hardware);
+  if (c.options.vectorize && (isa == "avx2" || isa == "avx512") && !t.levels.empty() &&
+      t.levels.front().name == "L1") {
+    target::cpu::RegisterTileShape shape = target::cpu::preferredRegisterTile(isa == "avx512" ? 16 : 8);
+    int64_t l1Bytes = t.levels.front().capacityBytes;
+    const poly::Scop& scop = c.scop;
+    t.innermostTile = [&scop, shape, l1Bytes](const tile::BandModel& band, std::string& why) {
+      return target::cpu::contractionL1Tile(scop, band, shape, l1Bytes, why);
+    };
+  }
   return t;
 }
 

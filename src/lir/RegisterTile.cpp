@@ -8,6 +8,9 @@ namespace tessel::lir {
 
 namespace {
 
+// Register tile heights, most preferred first.
+constexpr int kRowChoices[] = {8, 6, 4, 3, 2, 1};
+
 // `e` with variable `var` replaced by `var + offset`.
 Expr shifted(const Expr& e, const std::string& var, int64_t offset) {
   if (!e) return e;
@@ -226,11 +229,9 @@ class RegisterTiler {
         why = "loop " + l->name + "'s range moves with it";
         return nullptr;
       }
-    // Accumulators, one operand vector and a broadcast must fit the register file.
-    int budget = lanes_ == 16 ? 26 : 12;
     int rows = 0;
-    for (int r : {8, 6, 4, 3, 2, 1})
-      if (*trips % r == 0 && r * nest.accumulatorsPerRow <= budget) {
+    for (int r : kRowChoices)
+      if (*trips % r == 0 && r <= maxRegisterTileRows(lanes_, nest.accumulatorsPerRow)) {
         rows = r;
         break;
       }
@@ -275,6 +276,15 @@ class RegisterTiler {
 };
 
 }  // namespace
+
+int maxRegisterTileRows(int lanes, int vectorsPerRow) {
+  // Accumulators, the shared operand's vectors and a broadcast must fit the
+  // register file (16 vectors on AVX2, 32 on AVX-512).
+  int budget = lanes == 16 ? 26 : 12;
+  for (int r : kRowChoices)
+    if (r * vectorsPerRow <= budget) return r;
+  return 0;
+}
 
 Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& explain) {
   int lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 0;

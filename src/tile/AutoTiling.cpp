@@ -62,11 +62,17 @@ double streamingBytesPerInstance(const BandModel& band, const std::vector<int64_
 }
 
 // Parallel loops must keep at least one tile per core along the leading
-// coincident member (when it has that many iterations).
+// coincident member (when it has that many iterations), and the tiles must
+// share out evenly: the busiest core gets at most a quarter more than an
+// even share (512 rows in tiles of 384 would leave one core 384 rows and
+// the other 128).
 bool keepsParallelism(const BandModel& band, const std::vector<int64_t>& extents, int cores,
                       const std::vector<int64_t>& sizes) {
   if (band.members() == 0 || !band.coincident(0) || extents[0] < cores) return true;
-  return (extents[0] + sizes[0] - 1) / sizes[0] >= cores;
+  int64_t tiles = (extents[0] + sizes[0] - 1) / sizes[0];
+  if (tiles < cores) return false;
+  int64_t busiest = (tiles + cores - 1) / cores * sizes[0];
+  return 4 * busiest * cores <= 5 * extents[0] || sizes[0] == 1;
 }
 
 // Greedy growth: doubles the member whose doubling lowers the bytes per
@@ -111,7 +117,8 @@ std::string sizesText(const std::vector<int64_t>& sizes) {
   return s;
 }
 
-AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores) {
+AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores,
+                          const std::vector<int64_t>* innermost) {
   AutoTilingResult result;
   std::ostringstream why;
   int n = band.members();
@@ -147,16 +154,19 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     sizes.back() = std::min(extents.back(), minRow);
     while (sizes.back() > 1 && !allowed(sizes)) sizes.back() = (sizes.back() + 1) / 2;
   }
+  if (innermost) sizes = *innermost;
   for (const auto& level : levels) {
     double limit = static_cast<double>(level.capacityBytes) / 2;
     TileCost current = band.cost(sizes);
-    if (current.footprintBytes > limit) break;
-    double currentCost = grow(band, extents, level.lineBytes, limit, allowed, sizes, current);
+    bool fixed = innermost && &level == &levels.front();
+    if (current.footprintBytes > limit && !fixed) break;
+    double currentCost = fixed ? bytesPerInstance(current, level.lineBytes)
+                               : grow(band, extents, level.lineBytes, limit, allowed, sizes, current);
     chosen.push_back({level.name, sizes, current});
     why << "  " << level.name << " (" << kib(static_cast<double>(level.capacityBytes)) << ", limit "
         << kib(limit) << "): " << sizesText(sizes) << ", data tiles " << kib(current.footprintBytes)
         << " over " << current.arrays << " arrays, " << current.instances << " instances, " << currentCost
-        << " B/instance\n";
+        << " B/instance" << (fixed ? " (the register tiles' shape)" : "") << "\n";
   }
 
   // Tiling pays only when it moves less data per instance than streaming the

@@ -41,7 +41,10 @@ struct AutoTilingResult {
 // "64x32x32": tile sizes or extents, one per band member, for explanations.
 std::string sizesText(const std::vector<int64_t>& sizes);
 
-AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores);
+// `innermost`, when given, fixes the first level's sizes (a target's register
+// tiles want that shape); the outer levels grow from it as usual.
+AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores,
+                          const std::vector<int64_t>* innermost = nullptr);
 
 // What fusionTile knows of the producers basteln will recompute in the tiles.
 struct FusionSlices {

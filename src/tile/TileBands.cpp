@@ -218,8 +218,12 @@ class Tiler {
         os << "  " << l.level << ": " << sizesText(l.sizes) << ", data tiles " << l.cost.footprintBytes / 1024
            << " KiB, " << l.cost.instances << " instances\n";
     } else if (options_.autoTiling && model.members() >= 2 && !options_.levels.empty()) {
-      AutoTilingResult r = autoTile(model, options_.levels, options_.cores);
-      os << "  Auto Tiling:\n" << r.why;
+      std::string shapeWhy;
+      std::optional<std::vector<int64_t>> innermost;
+      if (options_.innermostTile) innermost = options_.innermostTile(model, shapeWhy);
+      AutoTilingResult r =
+          autoTile(model, options_.levels, options_.cores, innermost ? &*innermost : nullptr);
+      os << "  Auto Tiling:\n" << shapeWhy << r.why;
       levels = r.levels;
     } else {
       os << "  not tiled (" << (model.members() < 2 ? "a single loop has no reuse to gain" : "tiling is off")

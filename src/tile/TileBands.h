@@ -9,6 +9,8 @@
 
 #include <isl/cpp.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ struct TilingOptions {
   // --basteln-redundancy): fusion tiles whose halo would pass it are shaped
   // to stay under it where they can.
   double fusionRedundancy = 0.4;
+  // The target's innermost tile for a band, where its code generation wants
+  // one shape there (register tiles of a contraction); Auto Tiling then
+  // sizes only the outer levels. Appends its reasons to `why`.
+  std::function<std::optional<std::vector<int64_t>>(const BandModel& band, std::string& why)> innermostTile;
 };
 
 // Appends the decisions and the model's numbers to `explain`. A policy that

@@ -1,0 +1,100 @@
+// A contraction that the register tiler keeps in registers gets the L1 tile
+// its register tiles want (rows x 2 vectors of accumulators, B's k-panel in
+// L1) instead of Auto Tiling's cube; the register tile's rows run row by row
+// in the C code. The kernels match the reference interpreter at sizes that
+// leave partial vectors, partial register tiles and partial L1 tiles.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "../support/KernelCheck.h"
+#include "../support/VectorIsa.h"
+#include "driver/Compile.h"
+
+namespace tessel::target::cpu {
+namespace {
+
+using testing::hostHas;
+using testing::machineWith;
+
+const char* const kMatmulBias =
+    "def f(float(M, K) X, float(K, N) Wt, float(N) Bias) -> (O) {\n"
+    "  P(m, n) +=! X(m, k) * Wt(k, n)\n"
+    "  O(m, n) = P(m, n) + Bias(n)\n"
+    "}\n";
+
+std::string sizes(int m, int k, int n) {
+  return "# sizes: M=" + std::to_string(m) + " K=" + std::to_string(k) + " N=" + std::to_string(n) + "\n";
+}
+
+driver::CompiledProgram compile(const std::string& tc, const std::string& isa, bool check) {
+  driver::CompileOptions o;
+  o.hardware = machineWith(isa);
+  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  if (check) {
+    testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
+    EXPECT_TRUE(k.pass) << isa << "\n" << tc << k.failures;
+  }
+  return cp;
+}
+
+class ContractionTiles : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  int lanes = isa == "avx512" ? 16 : 8, rows = isa == "avx512" ? 8 : 6;
+  std::string v = isa == "avx512" ? "tessel_v16" : "tessel_v8";
+  driver::CompiledProgram cp = compile(sizes(512, 768, 768) + kMatmulBias, isa, /*check=*/false);
+  std::string shape = "contraction S1: register tiles of " + std::to_string(rows) +
+                      " rows x 2 vectors; L1 tile " + std::to_string(8 * rows) + "x" +
+                      std::to_string(2 * lanes) + "x";
+  EXPECT_NE(cp.explanation.find(shape), std::string::npos) << cp.explanation;
+  EXPECT_NE(
+      cp.explanation.find("register tile of " + std::to_string(rows) + " rows x 2 accumulator vector(s)"),
+      std::string::npos)
+      << cp.explanation;
+  // Row by row: the first row's second vector is updated before the second row's first.
+  size_t firstRowSecondVector = cp.cSource.find("tessel_racc0_1 = " + v + "_fma(");
+  size_t secondRowFirstVector = cp.cSource.find("tessel_racc1_0 = " + v + "_fma(");
+  ASSERT_NE(firstRowSecondVector, std::string::npos) << cp.cSource;
+  ASSERT_NE(secondRowFirstVector, std::string::npos);
+  EXPECT_LT(firstRowSecondVector, secondRowFirstVector);
+  // 512 rows on 2 cores: the parallel tiles share out evenly (not 384 + 128).
+  EXPECT_EQ(cp.explanation.find("384@L3"), std::string::npos) << cp.explanation;
+
+  for (auto [m, k, n] :
+       {std::tuple{1, 1, 1}, {7, 13, 17}, {13, 300, 40}, {127, 257, 33}, {97, 520, 16}, {50, 600, 2}})
+    compile(sizes(m, k, n) + kMatmulBias, isa, /*check=*/true);
+}
+
+// A·Bᵀ (B strided along the vector loop: promotion transposes its panel) and
+// a batched matmul get the shape too; a convolution (three reduction
+// variables) keeps Auto Tiling's tiles.
+TEST_P(ContractionTiles, TransposedAndBatchedOperandsAndConvolutions) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const char* abt =
+      "def f(float(B, M, K) A, float(B, N, K) Bt) -> (C) {\n"
+      "  C(b, m, n) +=! A(b, m, k) * Bt(b, n, k)\n"
+      "}\n";
+  for (auto [b, m, k, n] : {std::tuple{2, 131, 150, 70}, {1, 7, 1, 9}, {3, 50, 257, 17}}) {
+    std::string s = "# sizes: B=" + std::to_string(b) + " M=" + std::to_string(m) +
+                    " K=" + std::to_string(k) + " N=" + std::to_string(n) + "\n";
+    driver::CompiledProgram cp = compile(s + abt, isa, /*check=*/true);
+    if (m == 131) {
+      EXPECT_NE(cp.explanation.find("contraction S1: register tiles"), std::string::npos) << cp.explanation;
+    }
+  }
+  const char* conv =
+      "def f(float(N, C, H, W) I, float(K, C, 3, 3) Wt) -> (O) {\n"
+      "  O(n, k, h, w) +=! I(n, c, h + kh, w + kw) * Wt(k, c, kh, kw)\n"
+      "}\n";
+  driver::CompiledProgram cp =
+      compile("# sizes: N=1 C=16 H=30 W=30 K=16\n" + std::string(conv), isa, /*check=*/true);
+  EXPECT_EQ(cp.explanation.find("contraction S"), std::string::npos) << cp.explanation;
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, ContractionTiles, ::testing::Values("avx512", "avx2"));
+
+}  // namespace
+}  // namespace tessel::target::cpu
