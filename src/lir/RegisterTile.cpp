@@ -11,6 +11,10 @@ namespace {
 // Register tile heights, most preferred first.
 constexpr int kRowChoices[] = {8, 6, 4, 3, 2, 1};
 
+// Independent accumulators that keep two multiply-add units of 4 cycles'
+// latency busy.
+constexpr int kMinAccumulators = 8;
+
 // `e` with variable `var` replaced by `var + offset`.
 Expr shifted(const Expr& e, const std::string& var, int64_t offset) {
   if (!e) return e;
@@ -229,25 +233,21 @@ class RegisterTiler {
         why = "loop " + l->name + "'s range moves with it";
         return nullptr;
       }
-    int rows = 0;
-    for (int r : kRowChoices)
-      if (*trips % r == 0 && r <= maxRegisterTileRows(lanes_, nest.accumulatorsPerRow)) {
-        rows = r;
-        break;
-      }
+    int rows = rowsFor(*trips, nest.accumulatorsPerRow);
     if (rows == 0) {
       why = std::to_string(nest.accumulatorsPerRow) + " accumulator vectors per row do not fit in registers";
       return nullptr;
     }
+    Piece piece = pieceFor(*trips, nest, rows);
+    int perRow = piece.vectors > 0 ? piece.vectors * piece.stores : nest.accumulatorsPerRow;
     std::vector<Stmt> out;
     auto copies = [&](const Stmt& s) {
-      for (int r = 0; r < rows; ++r) out.push_back(block({shifted(s, loop.name, r)}));
+      for (int r = 0; r < piece.rows; ++r) out.push_back(block({shifted(s, loop.name, r)}));
     };
-    for (int i = 0; i < nestAt; ++i) copies(body[static_cast<size_t>(i)]);
-    for (const auto& v : nest.vectorLoops) {
-      // The vector loop outside, the nest inside it, the R rows' statements at the bottom.
+    // The vector loop outside, the nest inside it, the R rows' statements at the bottom.
+    auto registerTiled = [&](const Stmt& v) {
       std::vector<Stmt> rowsBody;
-      for (int r = 0; r < rows; ++r) rowsBody.push_back(block({shifted(v->body[0], loop.name, r)}));
+      for (int r = 0; r < piece.rows; ++r) rowsBody.push_back(block({shifted(v->body[0], loop.name, r)}));
       Stmt inner = block(std::move(rowsBody));
       for (size_t l = nest.loops.size(); l-- > 0;) {
         auto k = std::make_shared<StmtNode>(*nest.loops[l]);
@@ -257,18 +257,109 @@ class RegisterTiler {
       auto outer = std::make_shared<StmtNode>(*v);
       outer->accumulatesInRegisters = true;
       outer->body = {inner};
-      out.push_back(outer);
+      return outer;
+    };
+    for (int i = 0; i < nestAt; ++i) copies(body[static_cast<size_t>(i)]);
+    for (const auto& v : nest.vectorLoops) {
+      if (piece.vectors == 0) {
+        out.push_back(registerTiled(v));
+        continue;
+      }
+      // Pieces of the vector loop, each register-tiled: a loop over the
+      // whole pieces, then the rest.
+      int64_t width = int64_t{piece.vectors} * lanes_, vectorTrips = *constantTripCount(*v);
+      int64_t whole = vectorTrips / width;
+      std::string pieceVar = v->name + "_piece";
+      auto inPiece = std::make_shared<StmtNode>(*v);
+      inPiece->init = indexVar(pieceVar);
+      inPiece->cond = indexBinary(te::BinaryOp::Le, indexVar(v->name),
+                                  indexBinary(te::BinaryOp::Add, indexVar(pieceVar), indexImm(width - 1)));
+      out.push_back(
+          forLoop(pieceVar, v->init,
+                  indexBinary(te::BinaryOp::Le, indexVar(pieceVar), plus(v->init, (whole - 1) * width)),
+                  indexImm(width), registerTiled(inPiece), /*parallel=*/false));
+      if (whole * width < vectorTrips) {
+        auto rest = std::make_shared<StmtNode>(*v);
+        rest->init = plus(v->init, whole * width);
+        out.push_back(registerTiled(rest));
+      }
     }
     for (size_t i = static_cast<size_t>(nestAt) + 1; i < body.size(); ++i) copies(body[i]);
     auto tiled = std::make_shared<StmtNode>(loop);
-    tiled->step = indexImm(rows);
+    tiled->step = indexImm(piece.rows);
     tiled->body = {block(std::move(out))};
-    explain_ += "loop " + loop.name + ": register tile of " + std::to_string(rows) + " rows x " +
-                std::to_string(nest.accumulatorsPerRow) +
-                " accumulator vector(s), kept in registers over loop" + (nest.loops.size() > 1 ? "s" : "");
+    explain_ += "loop " + loop.name + ": register tile of " + std::to_string(piece.rows) + " rows x " +
+                std::to_string(perRow) + " accumulator vector(s)" +
+                (piece.vectors > 0 ? " (vector loop " + nest.vectorLoops[0]->name + " in pieces of " +
+                                         std::to_string(piece.vectors) + " vectors)"
+                                   : "") +
+                ", kept in registers over loop" + (nest.loops.size() > 1 ? "s" : "");
     for (const auto* l : nest.loops) explain_ += " " + l->name;
     explain_ += "\n";
     return tiled;
+  }
+
+  // The most rows (a divisor of `trips`) whose accumulators fit.
+  int rowsFor(int64_t trips, int accumulatorsPerRow) const {
+    for (int r : kRowChoices)
+      if (trips % r == 0 && r <= maxRegisterTileRows(lanes_, accumulatorsPerRow)) return r;
+    return 0;
+  }
+
+  struct Piece {
+    int rows = 0;
+    int vectors = 0;  // vectors per piece of the vector loop; 0: the whole loop at once
+    int stores = 0;   // accumulations per iteration of the vector loop
+  };
+
+  // Too few accumulators leave the multiply-add units waiting on their
+  // latency (a convolution's 56-wide output row is 7 vectors: one row x 7);
+  // a long vector loop then runs in pieces of fewer vectors, with more rows
+  // per piece, when that keeps more accumulators busy. Among the shapes with
+  // the most accumulators, the one with the fewest loads per multiply-add
+  // (shared vectors plus broadcasts over their product).
+  Piece pieceFor(int64_t trips, const AccumulationNest& nest, int rows) const {
+    Piece whole{rows, 0, 0};
+    if (nest.vectorLoops.size() != 1 || rows * nest.accumulatorsPerRow >= kMinAccumulators) return whole;
+    int64_t vectorTrips = *constantTripCount(*nest.vectorLoops[0]);
+    int chunks = static_cast<int>((vectorTrips + lanes_ - 1) / lanes_);
+    int stores = nest.accumulatorsPerRow / chunks;
+    // Loads per multiply-add: the shared vectors once and a broadcast per
+    // row while the shared vectors fit beside the accumulators; otherwise
+    // the compiler reads them from memory at every multiply-add (measured:
+    // GCC turns a 3 x 4 tile's 4 shared vectors into 12 memory operands).
+    int registers = lanes_ == 16 ? 32 : 16;
+    auto loadsPerProduct = [&](int r, int p) {
+      int products = r * p * stores;
+      int shared = r * p * stores + p + 1 <= registers ? p : products;
+      return static_cast<double>(shared + r) / products;
+    };
+    Piece best = whole;
+    int bestAccumulators = rows * nest.accumulatorsPerRow;
+    double bestLoads = loadsPerProduct(rows, chunks);
+    for (int r : kRowChoices) {
+      if (trips % r != 0) continue;
+      for (int p = chunks - 1; p >= 1; --p) {
+        if (r > maxRegisterTileRows(lanes_, p * stores)) continue;
+        int accumulators = r * p * stores;
+        double loads = loadsPerProduct(r, p);
+        if (accumulators > bestAccumulators || (accumulators == bestAccumulators && loads < bestLoads)) {
+          best = {r, p, stores};
+          bestAccumulators = accumulators;
+          bestLoads = loads;
+        }
+      }
+    }
+    return best;
+  }
+
+  // `e + offset`, folded where `e` is a constant or ends in one.
+  static Expr plus(const Expr& e, int64_t offset) {
+    if (e->kind == ExprKind::IntImm) return indexImm(e->intValue + offset);
+    if (e->kind == ExprKind::Binary && e->binaryOp == te::BinaryOp::Add && e->index &&
+        e->operands[1]->kind == ExprKind::IntImm)
+      return indexBinary(te::BinaryOp::Add, e->operands[0], indexImm(e->operands[1]->intValue + offset));
+    return indexBinary(te::BinaryOp::Add, e, indexImm(offset));
   }
 
   int lanes_;

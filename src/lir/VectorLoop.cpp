@@ -375,6 +375,11 @@ std::optional<int64_t> constantDifference(const Expr& b, const Expr& a) {
       if (c->kind == ExprKind::IntImm && sameExpr(b->operands[static_cast<size_t>(side)], a))
         return c->intValue;
     }
+    // (x + c1) - (x + c2)
+    const Expr& c1 = b->operands[1];
+    if (c1->kind == ExprKind::IntImm && a->kind == ExprKind::Binary && a->binaryOp == te::BinaryOp::Add &&
+        a->index && a->operands[1]->kind == ExprKind::IntImm && sameExpr(b->operands[0], a->operands[0]))
+      return c1->intValue - a->operands[1]->intValue;
   }
   return std::nullopt;
 }

@@ -103,7 +103,9 @@ TEST_P(RegisterTile, DotProductsJammedIntoOneVectorReduction) {
 }
 
 // Rows up to 64 elements keep their accumulators in registers: 7 vectors of 8
-// lanes (a 56-wide convolution row on AVX2) as 4 of 16; 72 elements do not.
+// lanes (a 56-wide convolution row on AVX2; two rows of them run in pieces of
+// 6 vectors, one row of 7 would be too few accumulators) as 4 of 16; 72
+// elements do not.
 TEST_P(RegisterTile, RowsOfUpTo64Elements) {
   std::string isa = GetParam();
   if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
@@ -114,10 +116,32 @@ TEST_P(RegisterTile, RowsOfUpTo64Elements) {
     EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
     const char* expected = n > 64            ? "not register-tiled: a vector loop is longer than 64 elements"
                            : isa == "avx512" ? "register tile of 2 rows x 4 accumulator vector(s)"
-                                             : "register tile of 1 rows x 7 accumulator vector(s)";
+                                             : "register tile of 2 rows x 6 accumulator vector(s) (vector "
+                                               "loop c5 in pieces of 6 vectors)";
     EXPECT_NE(c.cp.explanation.find(expected), std::string::npos)
         << "M=" << m << " N=" << n << " K=" << k << "\n"
         << c.cp.explanation;
+  }
+}
+
+// Too few accumulators in a whole row (one row of 7 vectors on AVX2): the
+// vector loop runs in pieces of fewer vectors with more rows, the rest of the
+// row in a last piece (a partial vector at 49 and 55 columns).
+TEST_P(RegisterTile, LongRowsRunInPiecesWithMoreRows) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  for (auto [m, n, k] : {std::tuple{6, 56, 9}, {13, 56, 5}, {7, 49, 4}, {12, 55, 11}, {6, 56, 1}}) {
+    std::string columns = std::to_string(n) + "@L1";
+    Compiled c = compileAndCheck(sized(m, n, k, kMatmul), isa,
+                                 "S_0: 6@L1, " + columns + "; S_1: 6@L1, " + columns + ", 4@L1");
+    EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
+    if (isa == "avx2" && k >= 4) {  // (K < 4 leaves no full tile)
+      EXPECT_NE(c.cp.explanation.find("register tile of 6 rows x 2 accumulator vector(s) (vector loop c5 in "
+                                      "pieces of 2 vectors)"),
+                std::string::npos)
+          << "M=" << m << " N=" << n << " K=" << k << "\n"
+          << c.cp.explanation;
+    }
   }
 }
 
