@@ -9,7 +9,7 @@ namespace tessel::lir {
 namespace {
 
 // Register tile heights, most preferred first.
-constexpr int kRowChoices[] = {8, 6, 4, 3, 2, 1};
+constexpr int kRowChoices[] = {8, 7, 6, 5, 4, 3, 2, 1};
 
 // Independent accumulators that keep two multiply-add units of 4 cycles'
 // latency busy.
@@ -198,6 +198,12 @@ class RegisterTiler {
     return tiled;
   }
 
+  struct Piece {
+    int rows = 0;
+    int vectors = 0;  // vectors per piece of the vector loop; 0: the whole loop at once
+    int stores = 0;   // accumulations per iteration of the vector loop
+  };
+
   Stmt tile(const StmtNode& loop, std::string& why) {
     std::optional<int64_t> trips = constantTripCount(loop);
     if (!trips) {
@@ -239,12 +245,49 @@ class RegisterTiler {
       return nullptr;
     }
     Piece piece = pieceFor(*trips, nest, rows);
+    // A trip count that only small row counts divide (17, 35 = 5 x 7 on a
+    // 6-row machine) leaves too few accumulators: the most rows that fit
+    // then, and the last rows as a smaller tile of their own.
+    int fit = std::min<int64_t>(maxRegisterTileRows(lanes_, nest.accumulatorsPerRow), *trips);
+    if (piece.vectors == 0 && rows * nest.accumulatorsPerRow < kMinAccumulators && fit > rows)
+      piece.rows = fit;
+    int64_t remainder = *trips % piece.rows;
     int perRow = piece.vectors > 0 ? piece.vectors * piece.stores : nest.accumulatorsPerRow;
+    std::vector<Stmt> parts;
+    if (remainder == 0) {
+      parts.push_back(tiledLoop(loop, body, nestAt, nest, piece, loop.init, loop.cond));
+    } else {
+      int64_t whole = *trips - remainder;
+      parts.push_back(
+          tiledLoop(loop, body, nestAt, nest, piece, loop.init,
+                    indexBinary(te::BinaryOp::Le, indexVar(loop.name), plus(loop.init, whole - 1))));
+      Piece last = piece;
+      last.rows = static_cast<int>(remainder);
+      parts.push_back(tiledLoop(loop, body, nestAt, nest, last, plus(loop.init, whole), loop.cond));
+    }
+    explain_ +=
+        "loop " + loop.name + ": register tile of " + std::to_string(piece.rows) + " rows x " +
+        std::to_string(perRow) + " accumulator vector(s)" +
+        (remainder > 0 ? " (the last " + std::to_string(remainder) + " rows a tile of their own)" : "") +
+        (piece.vectors > 0 ? " (vector loop " + nest.vectorLoops[0]->name + " in pieces of " +
+                                 std::to_string(piece.vectors) + " vectors)"
+                           : "") +
+        ", kept in registers over loop" + (nest.loops.size() > 1 ? "s" : "");
+    for (const auto* l : nest.loops) explain_ += " " + l->name;
+    explain_ += "\n";
+    return parts.size() == 1 ? parts[0] : block(std::move(parts));
+  }
+
+  // `loop` from `init` while `cond` holds, `piece.rows` iterations at a time,
+  // unrolled and jammed: the statements before and after the nest copied per
+  // row, the nest's vector loop (or its pieces) outside the nest with the
+  // rows' accumulations at the bottom.
+  Stmt tiledLoop(const StmtNode& loop, const std::vector<Stmt>& body, int nestAt,
+                 const AccumulationNest& nest, const Piece& piece, const Expr& init, const Expr& cond) const {
     std::vector<Stmt> out;
     auto copies = [&](const Stmt& s) {
       for (int r = 0; r < piece.rows; ++r) out.push_back(block({shifted(s, loop.name, r)}));
     };
-    // The vector loop outside, the nest inside it, the R rows' statements at the bottom.
     auto registerTiled = [&](const Stmt& v) {
       std::vector<Stmt> rowsBody;
       for (int r = 0; r < piece.rows; ++r) rowsBody.push_back(block({shifted(v->body[0], loop.name, r)}));
@@ -286,16 +329,10 @@ class RegisterTiler {
     }
     for (size_t i = static_cast<size_t>(nestAt) + 1; i < body.size(); ++i) copies(body[i]);
     auto tiled = std::make_shared<StmtNode>(loop);
+    tiled->init = init;
+    tiled->cond = cond;
     tiled->step = indexImm(piece.rows);
     tiled->body = {block(std::move(out))};
-    explain_ += "loop " + loop.name + ": register tile of " + std::to_string(piece.rows) + " rows x " +
-                std::to_string(perRow) + " accumulator vector(s)" +
-                (piece.vectors > 0 ? " (vector loop " + nest.vectorLoops[0]->name + " in pieces of " +
-                                         std::to_string(piece.vectors) + " vectors)"
-                                   : "") +
-                ", kept in registers over loop" + (nest.loops.size() > 1 ? "s" : "");
-    for (const auto* l : nest.loops) explain_ += " " + l->name;
-    explain_ += "\n";
     return tiled;
   }
 
@@ -305,12 +342,6 @@ class RegisterTiler {
       if (trips % r == 0 && r <= maxRegisterTileRows(lanes_, accumulatorsPerRow)) return r;
     return 0;
   }
-
-  struct Piece {
-    int rows = 0;
-    int vectors = 0;  // vectors per piece of the vector loop; 0: the whole loop at once
-    int stores = 0;   // accumulations per iteration of the vector loop
-  };
 
   // Too few accumulators leave the multiply-add units waiting on their
   // latency (a convolution's 56-wide output row is 7 vectors: one row x 7);

@@ -123,8 +123,9 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   std::ostringstream why;
   int n = band.members();
   const std::vector<int64_t>& extents = band.extents();
+  bool parallelShape = true;  // (set below: whether the innermost shape keeps the parallelism)
   auto allowed = [&](const std::vector<int64_t>& sizes) {
-    return keepsParallelism(band, extents, cores, sizes);
+    return !parallelShape || keepsParallelism(band, extents, cores, sizes);
   };
 
   if (levels.empty() || n == 0) {
@@ -154,6 +155,11 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     sizes.back() = std::min(extents.back(), minRow);
     while (sizes.back() > 1 && !allowed(sizes)) sizes.back() = (sizes.back() + 1) / 2;
   }
+  // The target's shape may already take the whole parallel member (a
+  // 35-row matmul: smaller tiles along it would leave partial register
+  // tiles, whose vector code is several times slower); the outer levels then
+  // grow along the other members.
+  parallelShape = !innermost || keepsParallelism(band, extents, cores, *innermost);
   if (innermost) sizes = *innermost;
   for (const auto& level : levels) {
     double limit = static_cast<double>(level.capacityBytes) / 2;

@@ -80,7 +80,14 @@ TEST_P(RegisterTile, AutoTiledAndBatchedNests) {
   EXPECT_TRUE(bmm.pass) << bmm.failures;
   Compiled three = compileAndCheck(sized(9, 16, 5, kMatmul), isa, "S_0: 9@L1, 16@L1; S_1: 9@L1, 16@L1, 5@L1");
   EXPECT_TRUE(three.pass) << three.failures;
-  EXPECT_NE(three.cp.explanation.find("register tile of 3 rows"), std::string::npos) << three.cp.explanation;
+  // 3 rows would keep too few accumulators: the most rows that fit, the rest a tile of its own.
+  EXPECT_NE(
+      three.cp.explanation.find(isa == "avx512" ? "register tile of 8 rows x 1 accumulator vector(s) (the "
+                                                  "last 1 rows a tile of their own)"
+                                                : "register tile of 6 rows x 2 accumulator vector(s) (the "
+                                                  "last 3 rows a tile of their own)"),
+      std::string::npos)
+      << three.cp.explanation;
 }
 
 // C(m, n) += A(m, k) * B(n, k) vectorizes along k (a dot product per
@@ -141,6 +148,31 @@ TEST_P(RegisterTile, LongRowsRunInPiecesWithMoreRows) {
                 std::string::npos)
           << "M=" << m << " N=" << n << " K=" << k << "\n"
           << c.cp.explanation;
+    }
+  }
+}
+
+// Tiles of a prime number of rows (and 35 = 5 x 7): as many rows as fit,
+// the last rows a smaller register tile of their own; 35 rows of 2 vectors
+// run as 7 tiles of 5 on AVX2 (enough accumulators, no rest), 7 rows as
+// pieces of one vector.
+TEST_P(RegisterTile, PrimeRowCountsKeepTheirLastRowsInASmallerTile) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  for (int m : {17, 13, 7, 35}) {
+    std::string rows = std::to_string(m) + "@L1";
+    Compiled c = compileAndCheck(sized(m, 16, 19, kMatmul), isa,
+                                 "S_0: " + rows + ", 16@L1; S_1: " + rows + ", 16@L1, 8@L1");
+    EXPECT_TRUE(c.pass) << "M=" << m << "\n" << c.failures;
+    if (isa == "avx2") {
+      // (7 rows take the row in pieces of one vector instead: 7 accumulators, no rest.)
+      std::string expected = m == 35 ? "register tile of 5 rows x 2 accumulator vector(s), kept"
+                             : m == 7
+                                 ? "register tile of 7 rows x 1 accumulator vector(s) (vector loop c5 in "
+                                   "pieces of 1 vectors)"
+                                 : "register tile of 6 rows x 2 accumulator vector(s) (the last " +
+                                       std::to_string(m % 6) + " rows a tile of their own)";
+      EXPECT_NE(c.cp.explanation.find(expected), std::string::npos) << "M=" << m << "\n" << c.cp.explanation;
     }
   }
 }
