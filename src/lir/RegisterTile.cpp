@@ -322,8 +322,11 @@ class RegisterTiler {
                   indexBinary(te::BinaryOp::Le, indexVar(pieceVar), plus(v->init, (whole - 1) * width)),
                   indexImm(width), registerTiled(inPiece), /*parallel=*/false));
       if (whole * width < vectorTrips) {
+        // The rest's bound restated from its start, so its trip count is
+        // plainly constant whatever form the loop's own bound has.
         auto rest = std::make_shared<StmtNode>(*v);
         rest->init = plus(v->init, whole * width);
+        rest->cond = indexBinary(te::BinaryOp::Le, indexVar(v->name), plus(v->init, vectorTrips - 1));
         out.push_back(registerTiled(rest));
       }
     }

@@ -123,9 +123,12 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   std::ostringstream why;
   int n = band.members();
   const std::vector<int64_t>& extents = band.extents();
-  bool parallelShape = true;  // (set below: whether the innermost shape keeps the parallelism)
+  // A target's innermost shape may itself split the parallel member unevenly
+  // or not at all (a 35-row matmul: smaller tiles along it would leave
+  // partial register tiles, whose vector code is several times slower); the
+  // outer levels may then still grow along the other members.
   auto allowed = [&](const std::vector<int64_t>& sizes) {
-    return !parallelShape || keepsParallelism(band, extents, cores, sizes);
+    return keepsParallelism(band, extents, cores, sizes) || (innermost && sizes[0] == (*innermost)[0]);
   };
 
   if (levels.empty() || n == 0) {
@@ -155,11 +158,6 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     sizes.back() = std::min(extents.back(), minRow);
     while (sizes.back() > 1 && !allowed(sizes)) sizes.back() = (sizes.back() + 1) / 2;
   }
-  // The target's shape may already take the whole parallel member (a
-  // 35-row matmul: smaller tiles along it would leave partial register
-  // tiles, whose vector code is several times slower); the outer levels then
-  // grow along the other members.
-  parallelShape = !innermost || keepsParallelism(band, extents, cores, *innermost);
   if (innermost) sizes = *innermost;
   for (const auto& level : levels) {
     double limit = static_cast<double>(level.capacityBytes) / 2;

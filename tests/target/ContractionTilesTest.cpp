@@ -60,7 +60,9 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   ASSERT_NE(secondRowFirstVector, std::string::npos);
   EXPECT_LT(firstRowSecondVector, secondRowFirstVector);
   // 512 rows on 2 cores: the parallel tiles share out evenly (not 384 + 128).
-  EXPECT_EQ(cp.explanation.find("384@L3"), std::string::npos) << cp.explanation;
+  if (machineWith(isa).cores == 2) {
+    EXPECT_EQ(cp.explanation.find("384@L3"), std::string::npos) << cp.explanation;
+  }
 
   for (auto [m, k, n] :
        {std::tuple{1, 1, 1}, {7, 13, 17}, {13, 300, 40}, {127, 257, 33}, {97, 520, 16}, {50, 600, 2}})

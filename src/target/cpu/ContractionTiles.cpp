@@ -44,7 +44,8 @@ std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, co
   update->writes.foreach_map([&](isl::map m) { writes.push_back(m); });
   if (writes.size() != 1) return std::nullopt;
   std::string written = writes[0].range_tuple_id().name();
-  if (scop.program->tensor(written).dtype != te::DType::F32) return std::nullopt;
+  const te::TensorDecl* decl = scop.program->findTensor(written);
+  if (!decl || decl->dtype != te::DType::F32) return std::nullopt;
   update->reads.foreach_map([&](isl::map m) {
     if (m.range_tuple_id().name() != written) operands.push_back(m);
   });
