@@ -403,6 +403,12 @@ class AstTranslator {
       target = k == 0 ? l : indexBinary(B::Add, indexBinary(B::Mul, target, indexImm(p.box[order[k]])), l);
     }
     Stmt body = store(p.buffer, target, load(t.name, t.dtype, source));
+    // A transposing copy (the tensor's contiguous dimension is the buffer's
+    // second-innermost) reads strided along its innermost loop: the loop
+    // above it runs in blocks transposed through registers, where the
+    // vectorizer can (8x8 on AVX2), instead of one scalar element at a time.
+    size_t last = p.box.size() - 1;
+    bool transposes = order.size() >= 2 && order.back() != last && order[order.size() - 2] == last;
     for (size_t k = order.size(); k-- > 0;) {
       size_t d = order[k];
       Expr lo = indexBinary(B::Max, indexImm(0), indexNeg(offsets[d]));
@@ -411,6 +417,11 @@ class AstTranslator {
       bool innermost = k + 1 == order.size();
       body = forLoop(vars[d], lo, indexBinary(B::Lt, indexVar(vars[d]), hi), indexImm(1), body, false,
                      innermost ? VectorHint::Independent : VectorHint::None);
+      if (transposes && k + 2 == order.size()) {
+        auto blocked = std::make_shared<StmtNode>(*body);
+        blocked->transposeBlock = true;
+        body = blocked;
+      }
     }
     return body;
   }
