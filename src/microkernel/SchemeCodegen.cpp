@@ -261,6 +261,11 @@ class SchemeEmitter {
       const Specifier& s = b_.scheme.specs[i];
       std::string var = loopVar(s, i);
       int64_t step = b_.extentsFrom(i + 1, bindings)[s.dim];
+      // Kept rolled: GCC unrolls short reduction loops (a convolution's 3 x 3
+      // window) completely around the register tile, then interleaves the
+      // copies and spills accumulators (a 6 x 2 tile of a 3 x 3 convolution:
+      // 47 -> 32 ms). The scheme's U specifiers are the unrolling it asks for.
+      os_ << pad(inner) << "#pragma GCC unroll 1\n";
       emitLoop(var, 0, b_.trips(i, bindings) * step, step, inner, 0);
       state.vars[s.dim].push_back(var);
       ++inner;

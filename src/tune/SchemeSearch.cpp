@@ -28,8 +28,9 @@ using microkernel::Contraction;
 // vectors; 6: schemes parallel on the thread count measured first; 7:
 // padded operands, outputs laid out (L_O); 8-11: lambda branches run in
 // parallel, vector panels packed under the vector tiles, the cut's ties
-// broken by modelled movement, L_O only for rows shorter than two vectors.
-constexpr int kSearchGeneration = 11;
+// broken by modelled movement, L_O only for rows shorter than two vectors;
+// 12: short reduction loops around the register tile kept rolled.
+constexpr int kSearchGeneration = 12;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
@@ -98,11 +99,15 @@ class Enumerator {
       int strided = stridedOperands(d);
       if (d.reduction || strided < 0) continue;
       // Writing the output laid out pays for a copy: only when the output's
-      // rows are too short to fill two vectors (w = 7..28 in NCHW), for a
-      // dimension with whole vectors at least as long (k; never a batch of
-      // 1). Longer rows vectorize well as they are (a matmul's N = 700).
-      if (c_.output.stride(d.name) != 1 &&
-          (contiguousExtent >= 2 * isa_.lanes || d.extent < isa_.lanes || d.extent < contiguousExtent))
+      // rows are too short to fill two vectors (w = 7..28 in NCHW), or the
+      // contraction slides a window along them (a convolution's w: its
+      // vectors along w are unaligned loads, one per row of its register
+      // tile, where vectors along k are aligned weights shared by every
+      // row), for a dimension with whole vectors at least as long (k; never
+      // a batch of 1). A matmul's longer rows vectorize well as they are (N
+      // = 700).
+      if (c_.output.stride(d.name) != 1 && ((contiguousExtent >= 2 * isa_.lanes && !slidesWindow()) ||
+                                            d.extent < isa_.lanes || d.extent < contiguousExtent))
         continue;
       vectorDims.push_back(d.name);
       if (strided > 0) layoutToVectorize_.insert(d.name);
@@ -345,6 +350,22 @@ class Enumerator {
       ++strided;
     }
     return strided <= 1 ? strided : -1;
+  }
+
+  // Whether an operand subscript moves with an output and a reduction
+  // dimension at once (h + r in a convolution).
+  bool slidesWindow() const {
+    for (const microkernel::TensorAccess* access : {&c_.lhs, &c_.rhs})
+      for (const te::AffineExpr& subscript : access->subscripts) {
+        bool output = false, reduction = false;
+        for (const auto& [name, coeff] : subscript.coeffs) {
+          if (coeff == 0) continue;
+          for (const auto& d : c_.dims)
+            if (d.name == name) (d.reduction ? reduction : output) = true;
+        }
+        if (output && reduction) return true;
+      }
+    return false;
   }
 
   // "L_O(n, h, w, k), " when the output is strided along the vector

@@ -390,6 +390,33 @@ TEST(GraftMicroKernels, AvxTwoSchemesOfEveryKind) {
   }
 }
 
+// GCC unrolls a 3 x 3 window around the register tile completely, then
+// interleaves the copies and spills accumulators: the reduction loops inside
+// the accumulators' lifetime stay rolled; the scheme's U are its unrolling.
+TEST(GraftMicroKernels, ReductionLoopsAroundTheRegisterTileStayRolled) {
+  if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
+  const std::string nhwc =
+      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
+      "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
+      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  driver::CompileOptions o = withScheme("R_n, R_h, R_w, T_{7,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k");
+  o.hardware = testing::machineWith("avx2");
+  testing::CheckedProgram r = compileAndCheck(sized("N=1 HI=7 WI=12 CI=7 K=16 R=3 S=3", nhwc), o);
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  const std::string& c = r.program.cSource;
+  for (const char* loop : {"for (long i_c_3 = 0;", "for (long i_r_4 = 0;", "for (long i_s_5 = 0;"}) {
+    size_t at = c.find(loop);
+    ASSERT_NE(at, std::string::npos) << loop << "\n" << c;
+    size_t lineStart = c.rfind('\n', at);
+    size_t previousLine = c.rfind('\n', lineStart - 1);
+    EXPECT_NE(c.substr(previousLine, lineStart - previousLine).find("#pragma GCC unroll 1"),
+              std::string::npos)
+        << loop;
+  }
+  // The loops outside the accumulators' lifetime are left to the C compiler.
+  EXPECT_EQ(c.find("#pragma GCC unroll 1\n" + std::string(8, ' ') + "for (long i_h_1"), std::string::npos);
+}
+
 TEST(GraftMicroKernels, EpiloguesAreAppliedToEachTileUnderEveryFusion) {
   if (!testing::hostHas("avx512")) GTEST_SKIP() << kWrittenForAvx512;
   const std::string tc = sized("N=1 HI=10 WI=7 C=6 K=32",

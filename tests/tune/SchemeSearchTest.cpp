@@ -139,6 +139,39 @@ TEST(SchemeSearch, AnOutputStridedAlongTheVectorDimensionIsLaidOut) {
   }
 }
 
+// Rows long enough to vectorize as they are: a convolution still gets the
+// schedules that write its output laid out (vectors along w are unaligned
+// loads, one per register-tile row; along k, weights every row shares), a
+// matmul does not.
+TEST(SchemeSearch, AConvolutionsLongRowsAreLaidOutTooAMatmulsAreNot) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  target::Hardware host = target::detectHost();
+  MicroKernelTable table = modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(host)));
+  auto laidOut = [&](const std::string& tc, const std::string& prefix) {
+    te::Program p = front::testing::lowerText(tc);
+    std::string why;
+    std::vector<std::string> found;
+    for (const auto& c :
+         rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host, table, why))
+      if (c.scheme.rfind(prefix, 0) == 0) found.push_back(c.scheme);
+    return found;
+  };
+  const std::string conv =
+      "# sizes: N=1 C=4 H=5 W=18 K=16\n"
+      "def conv(float(N, C, H, W) I, float(K, C, 3, 3) Wt) -> (O) {\n"
+      "  O(n, k, h, w) +=! I(n, c, h + kh, w + kw) * Wt(k, c, kh, kw) where h in 0:H - 2, w in 0:W - 2\n}\n";
+  std::vector<std::string> convs = laidOut(conv, "L_O(n, h, w, k), ");
+  ASSERT_FALSE(convs.empty());
+  driver::CompileOptions o;
+  o.scheme.text = convs.front();
+  testing::CheckedProgram c = testing::compileAndCheck(conv, o);
+  EXPECT_TRUE(c.check.pass) << convs.front() << "\n" << c.check.failures;
+  const std::string matmul =
+      "# sizes: M=16 N=32 K=8\n"
+      "def mm(float(K, M) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(k, m) * B(k, n)\n}\n";
+  EXPECT_TRUE(laidOut(matmul, "L_C(").empty());
+}
+
 TEST(SchemeSearch, PartialVectorsCoverTheEndOfTheVectorDimension) {
   target::Hardware host = target::detectHost();
   if (target::vectorIsa(host) != "avx512") GTEST_SKIP() << "no AVX-512 here";
