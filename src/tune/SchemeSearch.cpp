@@ -358,11 +358,9 @@ class Enumerator {
     for (const microkernel::TensorAccess* access : {&c_.lhs, &c_.rhs})
       for (const te::AffineExpr& subscript : access->subscripts) {
         bool output = false, reduction = false;
-        for (const auto& [name, coeff] : subscript.coeffs) {
-          if (coeff == 0) continue;
-          for (const auto& d : c_.dims)
-            if (d.name == name) (d.reduction ? reduction : output) = true;
-        }
+        for (const auto& [name, coeff] : subscript.coeffs)
+          if (const microkernel::ContractionDim* d = coeff != 0 ? c_.dim(name) : nullptr)
+            (d->reduction ? reduction : output) = true;
         if (output && reduction) return true;
       }
     return false;
