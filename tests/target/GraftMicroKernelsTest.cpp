@@ -17,6 +17,12 @@ constexpr const char* kMatmul =
     "def mm(float(M, K) A, float(K, N) B) -> (C) {\n"
     "  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
 
+// A valid (unpadded) convolution in NHWC, R x S window.
+constexpr const char* kNhwcConv =
+    "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
+    "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
+    "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+
 std::string sized(const std::string& sizes, const std::string& tc) { return "# sizes: " + sizes + "\n" + tc; }
 
 driver::CompileOptions withScheme(const std::string& scheme) {
@@ -86,10 +92,7 @@ TEST(GraftMicroKernels, TheInitializationIsFoldedWhenEveryTileIsComplete) {
 
 TEST(GraftMicroKernels, ConvolutionsInEveryLayoutTheRulesAllow) {
   if (!testing::hostHas("avx512")) GTEST_SKIP() << kWrittenForAvx512;
-  const std::string nhwc =
-      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
-      "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
-      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  const std::string nhwc = kNhwcConv;
   const std::string strided =
       "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
       "  C(n, h, w, k) +=! I(n, 2 * h + r, 2 * w + s, c) * Wt(r, s, c, k)\n"
@@ -118,10 +121,7 @@ TEST(GraftMicroKernels, ConvolutionsInEveryLayoutTheRulesAllow) {
 
 TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
   if (!testing::hostHas("avx512")) GTEST_SKIP() << kWrittenForAvx512;
-  const std::string nhwc =
-      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
-      "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
-      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  const std::string nhwc = kNhwcConv;
   // Blocked weights (oneDNN's Ohwi-like order); 48 = a block and a half: the last block overhangs.
   for (const auto& [sizes, scheme] : std::vector<std::pair<std::string, std::string>>{
            {"N=1 HI=9 WI=7 CI=5 K=64 R=3 S=3",
@@ -348,10 +348,7 @@ TEST(GraftMicroKernels, Avx2RegisterTilesMatchTheInterpreter) {
 // unrolled, blocked weights, zero padding, depthwise, a fused epilogue.
 TEST(GraftMicroKernels, AvxTwoSchemesOfEveryKind) {
   if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
-  const std::string nhwc =
-      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
-      "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
-      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  const std::string nhwc = kNhwcConv;
   const std::string same =
       "def conv(float(N, H, W, CI) I, float(R, R, CI, K) Wt) -> (C) {\n"
       "  C(n, h, w, k) +=! (h + r - (R - 1) / 2 >= 0 && h + r - (R - 1) / 2 < H &&\n"
@@ -395,10 +392,7 @@ TEST(GraftMicroKernels, AvxTwoSchemesOfEveryKind) {
 // the accumulators' lifetime stay rolled; the scheme's U are its unrolling.
 TEST(GraftMicroKernels, ReductionLoopsAroundTheRegisterTileStayRolled) {
   if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
-  const std::string nhwc =
-      "def conv(float(N, HI, WI, CI) I, float(R, S, CI, K) Wt) -> (C) {\n"
-      "  C(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
-      "    where h in 0:HI - R + 1, w in 0:WI - S + 1\n}\n";
+  const std::string nhwc = kNhwcConv;
   driver::CompileOptions o = withScheme("R_n, R_h, R_w, T_{7,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k");
   o.hardware = testing::machineWith("avx2");
   testing::CheckedProgram r = compileAndCheck(sized("N=1 HI=7 WI=12 CI=7 K=16 R=3 S=3", nhwc), o);
