@@ -1,9 +1,8 @@
 // tessel microbench: measures every micro-kernel of the TTILE families on
 // this machine and stores the classes the scheme search composes from.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "Commands.h"
@@ -81,12 +80,11 @@ CommandRunner addMicroBenchCommand(CLI::App& app) {
       };
     tune::MicroKernelTable table = tune::measureMicroKernels(host, args->options);
     std::string path = args->output.empty() ? tune::defaultTablePath(host) : args->output;
-    std::error_code ec;
-    if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
-      std::filesystem::create_directories(parent, ec);
-    std::ofstream out(path);
-    if (!out || !(out << tune::toJson(table)))
-      userError("cannot write the micro-kernel table to '" + path + "'");
+    // The machine's own table keeps the families measured before and not now.
+    if (args->output.empty())
+      if (std::optional<tune::MicroKernelTable> stored = tune::storedTable(host))
+        table = tune::mergedTable(*stored, table);
+    tune::storeTable(table, path);
     if (args->json) {
       std::cout << tune::toJson(table);
       return 0;

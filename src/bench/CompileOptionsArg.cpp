@@ -18,7 +18,8 @@ constexpr const char* kExpected =
     "tiling=auto|off, "
     "vectorize=on|off, transposes=registers|off, "
     "promote=auto|all|off, inline=on|cheap|off, "
-    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, constant-inputs=all|NAME+NAME or "
+    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, scheme-classes=measure|model, "
+    "constant-inputs=all|NAME+NAME or "
     "tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
@@ -53,7 +54,7 @@ class OptionListParser {
       if (key != "fusion" && key != "scheduler" && key != "constraints" && key != "redundancy" &&
           key != "tiling" && key != "vectorize" && key != "transposes" && key != "promote" &&
           key != "stream-stores" && key != "inline" && key != "tiles" && key != "scheme" &&
-          key != "scheme-budget" && key != "constant-inputs")
+          key != "scheme-budget" && key != "scheme-classes" && key != "constant-inputs")
         fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
       if (!given.insert(key).second) fail(pos, key + " is given twice");
       size_t valueStart = keyEnd + 1;
@@ -115,6 +116,11 @@ class OptionListParser {
         if (!budget || *budget < 1 || *budget > 100000)
           fail(valueStart, "bad scheme-budget '" + value + "' (expected a count from 1 to 100000)");
         options.schemeBudget = static_cast<int>(*budget);
+      } else if (key == "scheme-classes") {
+        if (value != "measure" && value != "model")
+          fail(valueStart, "bad scheme-classes '" + value + "' (expected measure or model)");
+        options.schemeClasses = value == "model" ? driver::CompileOptions::SchemeClasses::Model
+                                                 : driver::CompileOptions::SchemeClasses::Measure;
       } else {
         options.tiles = tilePolicy(value, valueStart);
       }

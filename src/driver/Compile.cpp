@@ -44,6 +44,7 @@ std::string CompileOptions::toString() const {
   }
   if (!scheme.text.empty()) s += " scheme=\"" + scheme.text + "\"";
   if (schemeBudget != CompileOptions{}.schemeBudget) s += " scheme-budget=" + std::to_string(schemeBudget);
+  if (schemeClasses == SchemeClasses::Model) s += " scheme-classes=model";
   if (!constantInputs.empty()) s += " constant-inputs=" + constantInputs.toString();
   if (hardware) s += " hardware=" + hardware->name;
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)
@@ -298,6 +299,7 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     tune::SchemeSearchOptions search;
     search.budget = options.schemeBudget;
     search.threads = options.schemeThreads;
+    search.measureMicroKernels = options.schemeClasses == CompileOptions::SchemeClasses::Measure;
     std::string decided;
     CompiledProgram out =
         compile(program, tune::resolveSchemeSearch(program, options, search, decided), strategy);

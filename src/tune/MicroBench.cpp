@@ -75,4 +75,16 @@ MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const Mic
   return table;
 }
 
+MicroKernelTable tableWithFamilies(const target::Hardware& hardware, const std::vector<std::string>& families,
+                                   MicroBenchOptions options, std::vector<std::string>& measuredNow) {
+  std::optional<MicroKernelTable> stored = storedTable(hardware);
+  measuredNow = stored ? unmeasuredFamilies(*stored, families) : families;
+  if (measuredNow.empty()) return *stored;
+  options.families = measuredNow;
+  MicroKernelTable fresh = measureMicroKernels(hardware, options);
+  MicroKernelTable table = stored ? mergedTable(*stored, fresh) : fresh;
+  storeTable(table, defaultTablePath(hardware));
+  return table;
+}
+
 }  // namespace tessel::tune

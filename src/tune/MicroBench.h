@@ -35,4 +35,11 @@ MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha
 
 MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const MicroBenchOptions& options);
 
+// The machine's stored table with every family of `families` measured: those
+// it lacks (all of them without a stored table) are measured now with
+// `options` and the table is stored again at its default path. Returns the
+// table and, in `measuredNow`, the families measured by this call.
+MicroKernelTable tableWithFamilies(const target::Hardware& hardware, const std::vector<std::string>& families,
+                                   MicroBenchOptions options, std::vector<std::string>& measuredNow);
+
 }  // namespace tessel::tune

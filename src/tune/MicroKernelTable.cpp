@@ -1,14 +1,18 @@
 #include "tune/MicroKernelTable.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "runtime/CCompiler.h"
 #include "runtime/Hash.h"
 #include "support/JsonText.h"
+#include "tessel/error.h"
 
 namespace tessel::tune {
 
@@ -157,18 +161,60 @@ std::string defaultTablePath(const target::Hardware& hardware) {
          runtime::hexDigest(runtime::fnv1a64(hardware.name + "|" + isa)) + ".json";
 }
 
-MicroKernelTable loadTable(const target::Hardware& hardware) {
+std::optional<MicroKernelTable> storedTable(const target::Hardware& hardware) {
   std::string path = defaultTablePath(hardware);
   std::ifstream in(path);
-  if (in) {
-    std::stringstream text;
-    text << in.rdbuf();
-    MicroKernelTable t = tableFromJson(text.str(), path);
-    if (t.isa == target::vectorIsa(hardware)) return t;
-  }
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  MicroKernelTable t = tableFromJson(text.str(), path);
+  if (t.isa != target::vectorIsa(hardware)) return std::nullopt;
+  return t;
+}
+
+MicroKernelTable loadTable(const target::Hardware& hardware) {
+  if (std::optional<MicroKernelTable> stored = storedTable(hardware)) return *stored;
   MicroKernelTable t = modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(hardware)));
   t.machine = hardware.name;
   return t;
+}
+
+void storeTable(const MicroKernelTable& table, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (auto parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary);
+    if (!out || !(out << toJson(table)) || !out.flush())
+      userError("cannot write the micro-kernel table to '" + temporary + "'");
+  }
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    fs::remove(temporary, ec);
+    userError("cannot write the micro-kernel table to '" + path + "'");
+  }
+}
+
+MicroKernelTable mergedTable(const MicroKernelTable& stored, const MicroKernelTable& fresh) {
+  std::set<std::string> remeasured;
+  for (const auto& k : fresh.kernels) remeasured.insert(k.family);
+  MicroKernelTable merged = fresh;
+  for (const auto& k : stored.kernels)
+    if (!remeasured.count(k.family)) merged.kernels.push_back(k);
+  for (const auto& c : stored.classes)
+    if (!remeasured.count(c.family)) merged.classes.push_back(c);
+  return merged;
+}
+
+std::vector<std::string> unmeasuredFamilies(const MicroKernelTable& table,
+                                            const std::vector<std::string>& wanted) {
+  std::vector<std::string> missing;
+  for (const auto& family : wanted)
+    if (std::none_of(table.kernels.begin(), table.kernels.end(),
+                     [&](const MeasuredMicroKernel& k) { return k.family == family; }))
+      missing.push_back(family);
+  return missing;
 }
 
 }  // namespace tessel::tune

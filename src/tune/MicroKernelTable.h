@@ -6,6 +6,7 @@
 // register budget alone.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,18 @@ MicroKernelTable tableFromJson(const std::string& text, const std::string& origi
 // Where `tessel microbench` keeps the table of this machine: in Tessel's
 // cache directory, named after the machine and its ISA.
 std::string defaultTablePath(const target::Hardware& hardware);
+// The machine's measured table if one is stored (for its ISA), else none.
+std::optional<MicroKernelTable> storedTable(const target::Hardware& hardware);
 // The machine's measured table if one is stored, else the register model's.
 MicroKernelTable loadTable(const target::Hardware& hardware);
+// Writes the table to `path` whole or not at all (a temporary file renamed:
+// a search on another core never reads half a table); UserError if it cannot.
+void storeTable(const MicroKernelTable& table, const std::string& path);
+// `stored` with the families that `fresh` measured replaced by fresh's
+// kernels and classes (a table measured family by family accumulates).
+MicroKernelTable mergedTable(const MicroKernelTable& stored, const MicroKernelTable& fresh);
+// The families of `wanted` that `table` has no measured kernel of.
+std::vector<std::string> unmeasuredFamilies(const MicroKernelTable& table,
+                                            const std::vector<std::string>& wanted);
 
 }  // namespace tessel::tune

@@ -29,12 +29,16 @@ using microkernel::Contraction;
 // padded operands, outputs laid out (L_O); 8-11: lambda branches run in
 // parallel, vector panels packed under the vector tiles, the cut's ties
 // broken by modelled movement, L_O only for rows shorter than two vectors;
-// 12: short reduction loops around the register tile kept rolled.
-constexpr int kSearchGeneration = 12;
+// 12: short reduction loops around the register tile kept rolled; 13: the
+// families a contraction uses measured before the search.
+constexpr int kSearchGeneration = 13;
 // Of the enumerated schemes, the share with the longest accumulation loops kept (paper 002 §2.4).
 constexpr double kAccumulationShare = 0.4;
 // Coverings of the unrolled dimension tried per class, and tile sizes per dimension.
 constexpr size_t kCoveringsPerClass = 3;
+// Shares of their family's best that a measured table's kernels are taken
+// from, in turn, when its classes cover none of the contraction.
+constexpr double kWiderClassShares[] = {0.7, 0.5, 0};
 // Rows of the unrolled dimension per packed block (BLIS's mc), at least and at most.
 constexpr int64_t kMinBlockRows = 48;
 constexpr int64_t kMaxBlockRows = 256;
@@ -445,13 +449,38 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 std::vector<SchemeCandidate> rankedSchemes(const Contraction& contraction, const target::Hardware& hardware,
-                                           const MicroKernelTable& table, std::string& whyNone) {
+                                           const MicroKernelTable& table, std::string& whyNone,
+                                           std::string* classesUsed) {
   microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(hardware));
   if (isa.name.empty()) {
     whyNone = "this machine has neither AVX-512 nor AVX2 with FMA";
     return {};
   }
-  return Enumerator(contraction, table, isa, cacheLevels(hardware)).run(whyNone);
+  std::vector<SchemeCandidate> ranked =
+      Enumerator(contraction, table, isa, cacheLevels(hardware)).run(whyNone);
+  std::string used = table.source + " classes";
+  for (double share : kWiderClassShares) {
+    if (!ranked.empty() || table.kernels.empty()) break;
+    MicroKernelTable wider = table;
+    wider.classes = classesFrom(table.kernels, share);
+    ranked = Enumerator(contraction, wider, isa, cacheLevels(hardware)).run(whyNone);
+    used = share > 0 ? table.source + " kernels within " + std::to_string(static_cast<int>(share * 100)) +
+                           "% of their family's best (the classes within 85% cover none of its extents)"
+                     : "every " + table.source + " kernel (the classes within 85% cover none of its extents)";
+  }
+  if (classesUsed) *classesUsed = used;
+  return ranked;
+}
+
+std::vector<std::string> familiesFor(const Contraction& contraction) {
+  size_t windows = 0;
+  for (const auto& d : contraction.dims)
+    if (d.reduction && d.extent == 3) ++windows;
+  std::vector<std::string> families = {"A"};
+  for (const auto& f : microKernelFamilies())
+    if (f.name != "A" && windows >= static_cast<size_t>(f.unrollsR) + static_cast<size_t>(f.unrollsS))
+      families.push_back(f.name);
+  return families;
 }
 
 bool asksForSearch(const std::string& schemeText) {
@@ -489,9 +518,27 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
       return result;
     }
   }
+  std::string tableNote;
+  MicroKernelTable table;
+  if (search.measureMicroKernels && !options.hardware) {
+    auto measuring = std::chrono::steady_clock::now();
+    table = tableWithFamilies(host, familiesFor(contraction), search.microbench, result.familiesMeasured);
+    if (!result.familiesMeasured.empty()) {
+      std::string families;
+      for (const auto& f : result.familiesMeasured) families += (families.empty() ? "" : ", ") + f;
+      char line[160];
+      std::snprintf(
+          line, sizeof line, "measured this machine's micro-kernels of famil%s %s first (%.0f s, once)",
+          result.familiesMeasured.size() > 1 ? "ies" : "y", families.c_str(), secondsSince(measuring));
+      tableNote = std::string(line) + "; stored in " + defaultTablePath(host);
+      if (search.progress) search.progress(tableNote);
+    }
+  } else {
+    table = loadTable(host);
+  }
   auto started = std::chrono::steady_clock::now();
-  MicroKernelTable table = loadTable(host);
-  std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why);
+  std::string classesUsed;
+  std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why, &classesUsed);
   result.enumerated = ranked.size();
   // On several threads, the schemes whose parallel loop gives each thread
   // work are measured first (the model counts one core's data movement).
@@ -528,13 +575,12 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
       }
     }
     result.bestMs = best;
-    char line[256];
-    std::snprintf(
-        line, sizeof line,
-        "%zu schemes from %s classes, %zu measured%s in %.0f s: best %.4g ms, %.4g ms without a scheme",
-        result.enumerated, table.source.c_str(), result.measured,
-        outOfTime ? " (the time limit stopped the search)" : "", secondsSince(started), best,
-        result.baselineMs);
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%zu schemes from %s, %zu measured%s in %.0f s: best %.4g ms, %.4g ms without a scheme",
+                  result.enumerated, classesUsed.c_str(), result.measured,
+                  outOfTime ? " (the time limit stopped the search)" : "", secondsSince(started), best,
+                  result.baselineMs);
     result.why = line;
   }
   if (search.useCache) {

@@ -14,6 +14,7 @@
 
 #include "driver/Compile.h"
 #include "microkernel/DataMovementModel.h"
+#include "tune/MicroBench.h"
 #include "tune/MicroKernelTable.h"
 
 namespace tessel::tune {
@@ -26,10 +27,17 @@ struct SchemeCandidate {
 
 // Every scheme the search considers for `contraction`, best modelled first
 // (after the accumulation-length cut). Empty, with `whyNone`, when no
-// dimension can be vectorized or no class fits.
+// dimension can be vectorized or no class fits. A measured table's classes
+// may cover none of an awkward extent (7 rows from classes of 5 and 6 rows):
+// then the measured kernels within a lower share of their family's best
+// make the classes; `classesUsed`, if given, says which.
 std::vector<SchemeCandidate> rankedSchemes(const microkernel::Contraction& contraction,
                                            const target::Hardware& hardware, const MicroKernelTable& table,
-                                           std::string& whyNone);
+                                           std::string& whyNone, std::string* classesUsed = nullptr);
+
+// The micro-kernel families a contraction's schemes can use: A, and those
+// unrolling its window loops of extent 3 (B and C with one, D with two).
+std::vector<std::string> familiesFor(const microkernel::Contraction& contraction);
 
 struct SchemeSearchOptions {
   int budget = 200;          // schemes measured
@@ -39,6 +47,12 @@ struct SchemeSearchOptions {
   // two minutes per layer); what was measured by then decides.
   double timeLimitSeconds = 110;
   bool useCache = true;
+  // Families of micro-kernels the contraction uses and the machine's table
+  // lacks are measured first (`microbench`'s settings) and stored; false:
+  // the stored table as it is, else the register model. Never for a
+  // described machine (CompileOptions::hardware): it cannot be measured here.
+  bool measureMicroKernels = true;
+  MicroBenchOptions microbench;
   std::function<void(const std::string&)> progress;  // one line per step
 };
 
@@ -48,6 +62,7 @@ struct SchemeSearchResult {
   double baselineMs = 0, bestMs = 0;
   size_t enumerated = 0, measured = 0;
   bool fromCache = false;
+  std::vector<std::string> familiesMeasured;  // micro-kernel families measured first by this search
 };
 
 // `options.scheme.text` is "search" or "TENSOR: search" (microkernel/Scheme.h).

@@ -44,6 +44,9 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);
+  EXPECT_EQ(searched.schemeClasses, driver::CompileOptions::SchemeClasses::Measure);
+  EXPECT_EQ(parseCompileOptionsArg("scheme=search scheme-classes=model").schemeClasses,
+            driver::CompileOptions::SchemeClasses::Model);
   EXPECT_TRUE(parseCompileOptionsArg("constant-inputs=all").constantInputs.all);
   EXPECT_EQ(parseCompileOptionsArg("constant-inputs=Wt+B fusion=min").constantInputs.names,
             (std::vector<std::string>{"Wt", "B"}));
@@ -105,6 +108,7 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
       {"fusion=min scheme=O: R_m, L_A(m/0)", 1, 33, "a block size must be at least 1"},
       {"fusion=min constant-inputs=W+", 1, 28, "constant-inputs: bad constant inputs 'W+'"},
       {"scheme=search scheme-budget=0", 1, 29, "bad scheme-budget '0' (expected a count from 1 to 100000)"},
+      {"scheme=search scheme-classes=guess", 1, 30, "bad scheme-classes 'guess' (expected measure or model)"},
       {"transposes=on", 1, 12, "bad transposes 'on' (expected transposes=registers or transposes=off)"},
       {"scheduler=tessel constraints=mine", 1, 30, "bad constraints 'mine' (expected constraints=auto or"},
       {"scheduler=tessel constraints=@/nonexistent/tree", 1, 30, "cannot open '/nonexistent/tree'"},

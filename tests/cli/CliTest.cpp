@@ -159,9 +159,13 @@ TEST_F(Cli, MicroBenchWritesTheMachinesClassesAndSchemeSearchUsesThem) {
             "# sizes: HI=6 WI=5 C=3 K=32\n"
             "def conv(float(HI, WI, C) I, float(3, 3, C, K) W) -> (O) {\n"
             "  O(h, w, k) +=! I(h + r, w + s, c) * W(r, s, c, k) where h in 0:HI - 2, w in 0:WI - 2\n}\n");
-  auto search = runTessel("run " + file("conv.tc") + " --check --scheme search --scheme-budget 1 --explain");
+  auto search = runTessel("run " + file("conv.tc") +
+                          " --check --scheme search --scheme-budget 1 --scheme-classes model --explain");
   EXPECT_EQ(search.exitCode, 0) << search.err;
   EXPECT_NE(search.err.find("scheme search: "), std::string::npos) << search.err;
+  auto badClasses = runTessel("run " + file("conv.tc") + " --scheme search --scheme-classes guessed");
+  EXPECT_NE(badClasses.exitCode, 0);
+  EXPECT_NE(badClasses.err.find("--scheme-classes"), std::string::npos) << badClasses.err;
 }
 
 // --scheduler tessel and its constraint files: the Fig. 3(b) tree holds, and

@@ -1,5 +1,10 @@
 // Micro-kernel classes: from measurements, from the register model, as JSON.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "target/DetectHost.h"
 #include "tune/MicroBench.h"
@@ -73,6 +78,43 @@ TEST(MicroKernelTable, JsonRoundTripAndLocatedErrors) {
                   "[{\"family\": \"A\", \"alpha\": 1, \"betaMin\": 3, \"betaMax\": 2}]}")
                 .find("a class has betaMax < betaMin"),
             std::string::npos);
+}
+
+// A table measured family by family accumulates: the families measured again
+// replace theirs, the others stay; a stored table is read back whole.
+TEST(MicroKernelTable, FamiliesMeasuredLaterJoinTheStoredOnes) {
+  MicroKernelTable stored;
+  stored.machine = "m";
+  stored.isa = "avx2";
+  stored.source = "measured";
+  stored.kernels = {{"A", 2, 6, 80, 0.9}, {"B", 2, 5, 70, 0.8}};
+  stored.classes = classesFrom(stored.kernels);
+  EXPECT_EQ(unmeasuredFamilies(stored, {"A", "B", "C", "D"}), (std::vector<std::string>{"C", "D"}));
+  MicroKernelTable fresh = stored;
+  fresh.kernels = {{"B", 3, 4, 75, 0.85}, {"C", 2, 5, 60, 0.7}};
+  fresh.classes = classesFrom(fresh.kernels);
+  MicroKernelTable merged = mergedTable(stored, fresh);
+  EXPECT_TRUE(unmeasuredFamilies(merged, {"A", "B", "C"}).empty());
+  EXPECT_EQ(unmeasuredFamilies(merged, {"A", "D"}), (std::vector<std::string>{"D"}));
+  ASSERT_EQ(merged.kernels.size(), 3u);
+  for (const auto& k : merged.kernels) EXPECT_FALSE(k.family == "B" && k.alpha == 2) << "B measured again";
+  ASSERT_EQ(merged.classes.size(), 3u);
+  std::string dir = ::testing::TempDir() + "tessel-table-" + std::to_string(::getpid());
+  std::string path = dir + "/table.json";
+  storeTable(merged, path);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(toJson(tableFromJson(text.str(), path)), toJson(merged));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp" + std::to_string(::getpid())));
+  // A path under a file cannot be written: said, not ignored.
+  try {
+    storeTable(merged, path + "/inside.json");
+    ADD_FAILURE() << "a table stored under a file";
+  } catch (const UserError& e) {
+    EXPECT_NE(e.render().find("cannot write the micro-kernel table"), std::string::npos) << e.render();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(MicroBench, MeasuresEachKernelOfAFamily) {

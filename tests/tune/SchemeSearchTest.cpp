@@ -3,6 +3,9 @@
 // and caches.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "../front/FrontTestUtil.h"
 #include "../support/RowPrograms.h"
 #include "target/DetectHost.h"
@@ -201,11 +204,13 @@ TEST(SchemeSearch, MeasuresDecidesAndCaches) {
   o.scheme.text = "O: search";
   o.schemeBudget = 2;
   o.schemeThreads = 1;
+  o.schemeClasses = driver::CompileOptions::SchemeClasses::Model;
   SchemeSearchOptions s;
   s.budget = 2;
   s.threads = 1;
   s.minSeconds = 0.001;
   s.useCache = false;
+  s.measureMicroKernels = false;
   SchemeSearchResult r = searchScheme(front::testing::lowerText(tc), o, s);
   EXPECT_EQ(r.measured, 2u);
   EXPECT_GT(r.baselineMs, 0);
@@ -228,6 +233,103 @@ TEST(SchemeSearch, MeasuresDecidesAndCaches) {
   EXPECT_TRUE(asksForSearch(" search "));
   EXPECT_TRUE(asksForSearch("O:search"));
   EXPECT_FALSE(asksForSearch("R_search"));
+}
+
+TEST(SchemeSearch, AContractionUsesTheFamiliesUnrollingItsWindows) {
+  auto families = [](const std::string& tc) {
+    te::Program p = front::testing::lowerText(tc);
+    return familiesFor(*microkernel::recognizeContraction(p, 0).contraction);
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(families("# sizes: M=4 N=16 K=8\ndef mm(float(M, K) A, float(K, N) B) -> (C) {\n"
+                     "  C(m, n) +=! A(m, k) * B(k, n)\n}\n"),
+            (Names{"A"}));
+  EXPECT_EQ(families(layer(16, 4, 6, 3, 1)), (Names{"A", "B", "C", "D"}));
+  EXPECT_EQ(families("# sizes: H=8 W=6 C=4 K=16\n"
+                     "def conv(float(H, W, C) I, float(3, C, K) Wt) -> (O) {\n"
+                     "  O(h, w, k) +=! I(h + r, w, c) * Wt(r, c, k) where h in 0:H - 2\n}\n"),
+            (Names{"A", "B", "C"}));
+}
+
+// A measured table whose classes (2 vectors x 5 or 6 rows, as on an AVX2
+// machine) cannot cover 7 rows: the kernels within a lower share of their
+// family's best do, and those schemes are correct; 12 rows keep the classes.
+TEST(SchemeSearch, NarrowMeasuredClassesWidenToCoverAwkwardExtents) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  target::Hardware host = target::detectHost();
+  MicroKernelTable table;
+  table.isa = target::vectorIsa(host);
+  table.source = "measured";
+  table.kernels = {{"A", 2, 3, 50, 0}, {"A", 2, 4, 60, 0}, {"A", 2, 5, 100, 0}, {"A", 2, 6, 98, 0}};
+  table.classes = classesFrom(table.kernels);
+  int lanes = microkernel::vectorIsaNamed(table.isa).lanes;
+  auto matmul = [&](int m) {
+    return "# sizes: M=" + std::to_string(m) + " N=" + std::to_string(2 * lanes) +
+           " K=9\ndef mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, n)\n}\n";
+  };
+  auto rank = [&](const std::string& tc, std::string& used) {
+    te::Program p = front::testing::lowerText(tc);
+    std::string why;
+    return rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host, table, why, &used);
+  };
+  std::string used;
+  std::vector<SchemeCandidate> twelve = rank(matmul(12), used);
+  EXPECT_FALSE(twelve.empty());
+  EXPECT_EQ(used, "measured classes");
+  std::vector<SchemeCandidate> seven = rank(matmul(7), used);
+  ASSERT_FALSE(seven.empty()) << used;
+  EXPECT_NE(used.find("within 50% of their family's best"), std::string::npos) << used;
+  for (size_t i = 0; i < seven.size(); i += std::max<size_t>(1, seven.size() / 3)) {
+    driver::CompileOptions o;
+    o.scheme.text = seven[i].scheme;
+    testing::CheckedProgram c = testing::compileAndCheck(matmul(7), o);
+    EXPECT_TRUE(c.check.pass) << seven[i].scheme << "\n" << c.check.failures;
+  }
+}
+
+// Without a table of this machine, the search measures the families its
+// contraction uses first and stores them; the next search reuses them, and
+// a search told not to measure leaves the machine's table alone.
+TEST(SchemeSearch, MeasuresTheMachinesMicroKernelsOnce) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  std::string dir = ::testing::TempDir() + "tessel-search-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  const char* previous = std::getenv("TESSEL_CACHE_DIR");
+  std::string saved = previous ? previous : "";
+  ::setenv("TESSEL_CACHE_DIR", dir.c_str(), 1);
+  int lanes = microkernel::vectorIsaNamed(target::vectorIsa(target::detectHost())).lanes;
+  te::Program p = front::testing::lowerText("# sizes: M=4 N=" + std::to_string(lanes) +
+                                            " K=8\ndef mm(float(M, K) A, float(K, N) B) -> (C) {\n"
+                                            "  C(m, n) +=! A(m, k) * B(k, n)\n}\n");
+  driver::CompileOptions o;
+  o.scheme.text = "search";
+  SchemeSearchOptions s;
+  s.budget = 1;
+  s.threads = 1;
+  s.minSeconds = 0.001;
+  s.useCache = false;
+  s.measureMicroKernels = false;
+  SchemeSearchResult modelled = searchScheme(p, o, s);
+  EXPECT_TRUE(modelled.familiesMeasured.empty());
+  EXPECT_FALSE(storedTable(target::detectHost()));
+  s.measureMicroKernels = true;
+  s.microbench.maxAlpha = 1;
+  s.microbench.maxBeta = 2;
+  s.microbench.reduction = 8;
+  s.microbench.minSeconds = 0.001;
+  SchemeSearchResult first = searchScheme(p, o, s);
+  EXPECT_EQ(first.familiesMeasured, std::vector<std::string>{"A"});
+  std::optional<MicroKernelTable> stored = storedTable(target::detectHost());
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->kernels.size(), 2u);  // 1 vector x 1 and 2 rows
+  EXPECT_NE(first.why.find("from measured classes"), std::string::npos) << first.why;
+  SchemeSearchResult second = searchScheme(p, o, s);
+  EXPECT_TRUE(second.familiesMeasured.empty());
+  if (previous)
+    ::setenv("TESSEL_CACHE_DIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TESSEL_CACHE_DIR");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
