@@ -11,6 +11,11 @@ namespace tessel::tune {
 namespace {
 
 constexpr int kColumns = 8;  // output columns per call: the register tile runs once per column
+// The weights' block that the columns share stays within half of a 32 KiB L1,
+// as the search's c tiles keep it: a kernel is measured on its registers and
+// loads, not on how fast L2 refills a panel too wide for L1.
+constexpr int64_t kWeightBlockBytes = 16 * 1024;
+constexpr int64_t kRowPadding = 16;  // floats
 
 }  // namespace
 
@@ -20,7 +25,10 @@ MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha
   int64_t r = family.unrollsR ? 3 : 1, s = family.unrollsS ? 3 : 1, k = int64_t{alpha} * lanes;
   builder::ProgramBuilder b("microkernel_" + family.name + "_" + std::to_string(alpha) + "x" +
                             std::to_string(beta));
-  auto I = b.input("I", DType::F32, {beta + r - 1, kColumns + s - 1, reduction});
+  // I's rows padded by a cache line: rows a power of two apart (8 columns x
+  // 512 floats) would all share one L1 set, and a kernel with more rows than
+  // L1 has ways would measure conflict misses rather than its registers.
+  auto I = b.input("I", DType::F32, {beta + r - 1, kColumns + s - 1, reduction + kRowPadding});
   auto W = b.input("Wt", DType::F32, {r, s, reduction, k});
   auto O = b.output("O", DType::F32, {beta, kColumns, k});
   auto h = b.index("h"), w = b.index("w"), kk = b.index("k"), rr = b.index("r"), ss = b.index("s"),
@@ -29,9 +37,13 @@ MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha
   MicroKernelProblem p{b.build(), "", 2.0 * beta * kColumns * static_cast<double>(k) * reduction * r * s};
   std::string unrolled =
       std::string(family.unrollsR ? "U_{3,r}, " : "") + (family.unrollsS ? "U_{3,s}, " : "");
-  p.scheme = "R_w, " + std::string(family.unrollsR ? "" : "R_r, ") + (family.unrollsS ? "" : "R_s, ") +
-             "T_{" + std::to_string(reduction) + ",c}, " + unrolled + "U_{" + std::to_string(beta) +
-             ",h}, U_{" + std::to_string(alpha) + ",k}, V_k";
+  int64_t block = 1;
+  for (int64_t d = 1; d <= reduction; ++d)
+    if (reduction % d == 0 && d * r * s * k * 4 <= kWeightBlockBytes) block = d;
+  p.scheme = "T_{" + std::to_string(reduction / block) + ",c}, R_w, " +
+             std::string(family.unrollsR ? "" : "R_r, ") + (family.unrollsS ? "" : "R_s, ") + "T_{" +
+             std::to_string(block) + ",c}, " + unrolled + "U_{" + std::to_string(beta) + ",h}, U_{" +
+             std::to_string(alpha) + ",k}, V_k";
   return p;
 }
 

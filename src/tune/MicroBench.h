@@ -1,7 +1,9 @@
 // `tessel microbench`: each micro-kernel of the four families measured alone
 // on this machine (paper 002 §1.2: a c loop of 512 around the register tile,
-// here over 8 output columns so that one call is not all overhead), and the
-// classes the scheme search composes from.
+// here over 8 output columns so that one call is not all overhead, in blocks
+// of c whose weights stay in L1 across the columns, and rows of the input
+// padded so that they do not share an L1 set), and the classes the scheme
+// search composes from.
 #pragma once
 
 #include <functional>
