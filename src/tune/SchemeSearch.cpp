@@ -414,14 +414,18 @@ class Enumerator {
 };
 
 std::string cachePath(const te::Program& program, const driver::CompileOptions& options,
-                      const target::Hardware& host, int threads) {
+                      const target::Hardware& host, int threads, const MicroKernelTable& table) {
+  std::string classes;
+  for (const auto& c : table.classes)
+    classes += c.family + std::to_string(c.alpha) + "x" + std::to_string(c.betaMin) + "-" +
+               std::to_string(c.betaMax) + ";";
   driver::CompileOptions key = options;
   key.scheme.text.clear();
   // Another Tessel may enumerate, model or generate differently: its results are its own.
   std::string text = std::string("tessel ") + TESSEL_VERSION + " search " +
                      std::to_string(kSearchGeneration) + "|" + te::toString(program) + "|" + key.toString() +
                      "|" + host.name + "|" + target::vectorIsa(host) + "|threads=" + std::to_string(threads) +
-                     "|" + options.scheme.text;
+                     "|" + options.scheme.text + "|" + table.source + ":" + classes;
   return runtime::CCompilerOptions::defaults().cacheDir + "/scheme-" +
          runtime::hexDigest(runtime::fnv1a64(text)) + ".txt";
 }
@@ -507,17 +511,8 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
   }
   const Contraction& contraction = *chosen;
   std::string prefix = contraction.output.tensor + ": ";
-  std::string path = cachePath(program, options, host, search.threads);
-  if (search.useCache) {
-    std::ifstream in(path);
-    std::string line;
-    if (in && std::getline(in, line)) {
-      result.scheme = line == "none" ? "" : line;
-      result.fromCache = true;
-      result.why = "search result cached in " + path;
-      return result;
-    }
-  }
+  // The classes come first: a decision made from other classes (the
+  // register model's, a table measured again) is not reused.
   std::string tableNote;
   MicroKernelTable table;
   if (search.measureMicroKernels && !options.hardware) {
@@ -535,6 +530,17 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
     }
   } else {
     table = loadTable(host);
+  }
+  std::string path = cachePath(program, options, host, search.threads, table);
+  if (search.useCache) {
+    std::ifstream in(path);
+    std::string line;
+    if (in && std::getline(in, line)) {
+      result.scheme = line == "none" ? "" : line;
+      result.fromCache = true;
+      result.why = "search result cached in " + path;
+      return result;
+    }
   }
   auto started = std::chrono::steady_clock::now();
   std::string classesUsed;

@@ -289,7 +289,8 @@ TEST(SchemeSearch, NarrowMeasuredClassesWidenToCoverAwkwardExtents) {
 
 // Without a table of this machine, the search measures the families its
 // contraction uses first and stores them; the next search reuses them, and
-// a search told not to measure leaves the machine's table alone.
+// a search told not to measure leaves the machine's table alone. A decision
+// cached from other classes is not reused.
 TEST(SchemeSearch, MeasuresTheMachinesMicroKernelsOnce) {
   if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
   std::string dir = ::testing::TempDir() + "tessel-search-" + std::to_string(::getpid());
@@ -307,10 +308,10 @@ TEST(SchemeSearch, MeasuresTheMachinesMicroKernelsOnce) {
   s.budget = 1;
   s.threads = 1;
   s.minSeconds = 0.001;
-  s.useCache = false;
   s.measureMicroKernels = false;
   SchemeSearchResult modelled = searchScheme(p, o, s);
   EXPECT_TRUE(modelled.familiesMeasured.empty());
+  EXPECT_FALSE(modelled.fromCache);
   EXPECT_FALSE(storedTable(target::detectHost()));
   s.measureMicroKernels = true;
   s.microbench.maxAlpha = 1;
@@ -322,9 +323,11 @@ TEST(SchemeSearch, MeasuresTheMachinesMicroKernelsOnce) {
   std::optional<MicroKernelTable> stored = storedTable(target::detectHost());
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->kernels.size(), 2u);  // 1 vector x 1 and 2 rows
+  EXPECT_FALSE(first.fromCache);
   EXPECT_NE(first.why.find("from measured classes"), std::string::npos) << first.why;
   SchemeSearchResult second = searchScheme(p, o, s);
   EXPECT_TRUE(second.familiesMeasured.empty());
+  EXPECT_TRUE(second.fromCache) << second.why;
   if (previous)
     ::setenv("TESSEL_CACHE_DIR", saved.c_str(), 1);
   else
