@@ -74,10 +74,10 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "under --scheme search: schemes measured (default 200)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--scheme-classes", args.schemeClasses,
-                  "under --scheme search: the micro-kernel classes it composes from. measure (default): "
-                  "families of micro-kernels the contraction uses and this machine's table (tessel "
-                  "microbench) lacks are measured first and stored, about 30 s to 2 min once per machine; "
-                  "model: the stored table as it is, else classes from the register budget alone")
+                  "under --scheme search: the micro-kernel classes it composes from. model (default): this "
+                  "machine's table (tessel microbench) as it is, else classes from the register budget "
+                  "alone; measure: families of micro-kernels the contraction uses and the table lacks are "
+                  "measured first and stored, about 30 s to 2 min once per machine")
       ->check(CLI::IsMember({"measure", "model"}));
   cmd->add_option("--constant-inputs", args.constantInputs,
                   "inputs that keep their values from call to call (weights): 'all' or names, as in 'Wt,B'. "
@@ -136,8 +136,8 @@ driver::CompileOptions compileOptionsFrom(const ProgramArgs& args) {
       o.scheme.text.pop_back();
   }
   o.schemeBudget = args.schemeBudget;
-  o.schemeClasses = args.schemeClasses == "model" ? driver::CompileOptions::SchemeClasses::Model
-                                                  : driver::CompileOptions::SchemeClasses::Measure;
+  o.schemeClasses = args.schemeClasses == "measure" ? driver::CompileOptions::SchemeClasses::Measure
+                                                    : driver::CompileOptions::SchemeClasses::Model;
   if (!args.constantInputs.empty())
     o.constantInputs = driver::parseConstantInputs(args.constantInputs, "--constant-inputs");
   if (!args.hardwareFile.empty())

@@ -26,7 +26,7 @@ struct ProgramArgs {
   std::string tiles;   // policy text, or @FILE
   std::string scheme;  // TTILE scheme text, or @FILE, or "search"
   int schemeBudget = 200;
-  std::string schemeClasses = "measure";
+  std::string schemeClasses = "model";
   std::string constantInputs;  // "all" or names
   std::string hardwareFile;  // JSON machine description
   double scheduleTimeLimitSeconds = 10;

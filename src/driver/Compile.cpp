@@ -44,7 +44,7 @@ std::string CompileOptions::toString() const {
   }
   if (!scheme.text.empty()) s += " scheme=\"" + scheme.text + "\"";
   if (schemeBudget != CompileOptions{}.schemeBudget) s += " scheme-budget=" + std::to_string(schemeBudget);
-  if (schemeClasses == SchemeClasses::Model) s += " scheme-classes=model";
+  if (schemeClasses == SchemeClasses::Measure) s += " scheme-classes=measure";
   if (!constantInputs.empty()) s += " constant-inputs=" + constantInputs.toString();
   if (hardware) s += " hardware=" + hardware->name;
   if (scheduleTimeLimit != CompileOptions{}.scheduleTimeLimit)

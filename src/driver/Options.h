@@ -101,12 +101,14 @@ struct CompileOptions {
   // threads (0: the OpenMP default); the result is cached per machine.
   int schemeBudget = 200;
   int schemeThreads = 0;
-  // The micro-kernel classes the search composes from: Measure (where the
-  // machine's table, `tessel microbench`, lacks a family the contraction
-  // uses, that family is measured first and stored, once per machine) or
-  // Model (the stored table as it is, else the register model).
-  enum class SchemeClasses { Measure, Model };
-  SchemeClasses schemeClasses = SchemeClasses::Measure;
+  // The micro-kernel classes the search composes from: Model (the stored
+  // table, `tessel microbench`, as it is, else the register model) or
+  // Measure (where the table lacks a family the contraction uses, that
+  // family is measured first and stored, once per machine). Model stays the
+  // default until measured classes are shown to search better (see
+  // docs/performance.md: one convolution better, one worse on the AMD VM).
+  enum class SchemeClasses { Model, Measure };
+  SchemeClasses schemeClasses = SchemeClasses::Model;
   // Inputs that keep their values from call to call (weights). A kernel that
   // reads an input in its own layout (a scheme's L_X) lays it out in its
   // prepare entry; when every such input is constant, timings (run --time,

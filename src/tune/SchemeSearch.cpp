@@ -515,7 +515,11 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
   // register model's, a table measured again) is not reused.
   std::string tableNote;
   MicroKernelTable table;
-  if (search.measureMicroKernels && !options.hardware) {
+  // A described machine is measured only if it is this one (tessel bench
+  // describes the host it runs on).
+  target::Hardware here = options.hardware ? target::detectHost() : host;
+  bool measurable = here.name == host.name && target::vectorIsa(here) == target::vectorIsa(host);
+  if (search.measureMicroKernels && measurable) {
     auto measuring = std::chrono::steady_clock::now();
     table = tableWithFamilies(host, familiesFor(contraction), search.microbench, result.familiesMeasured);
     if (!result.familiesMeasured.empty()) {

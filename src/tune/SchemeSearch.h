@@ -50,8 +50,8 @@ struct SchemeSearchOptions {
   // Families of micro-kernels the contraction uses and the machine's table
   // lacks are measured first (`microbench`'s settings) and stored; false:
   // the stored table as it is, else the register model. Never for a
-  // described machine (CompileOptions::hardware): it cannot be measured here.
-  bool measureMicroKernels = true;
+  // described machine (CompileOptions::hardware) other than this one.
+  bool measureMicroKernels = false;
   MicroBenchOptions microbench;
   std::function<void(const std::string&)> progress;  // one line per step
 };

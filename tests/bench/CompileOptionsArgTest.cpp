@@ -44,9 +44,9 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);
-  EXPECT_EQ(searched.schemeClasses, driver::CompileOptions::SchemeClasses::Measure);
-  EXPECT_EQ(parseCompileOptionsArg("scheme=search scheme-classes=model").schemeClasses,
-            driver::CompileOptions::SchemeClasses::Model);
+  EXPECT_EQ(searched.schemeClasses, driver::CompileOptions::SchemeClasses::Model);
+  EXPECT_EQ(parseCompileOptionsArg("scheme=search scheme-classes=measure").schemeClasses,
+            driver::CompileOptions::SchemeClasses::Measure);
   EXPECT_TRUE(parseCompileOptionsArg("constant-inputs=all").constantInputs.all);
   EXPECT_EQ(parseCompileOptionsArg("constant-inputs=Wt+B fusion=min").constantInputs.names,
             (std::vector<std::string>{"Wt", "B"}));
