@@ -26,7 +26,7 @@ run: build
 	./$(BUILD)/tessel run $(EXAMPLE) --check --time
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && { ctest --output-on-failure -j $(JOBS) || { bash $(CURDIR)/scripts/ctest-failure-digest.sh; exit 1; }; }
 
 # The random-program differential fuzzer (`tessel fuzz`), a longer run than the one in `make test`.
 fuzz: build

@@ -13,8 +13,8 @@ namespace {
 // matrix grows as options are added, and old bugs must stay fixed under them.
 void expectMatchesInterpreter(const std::string& tc, const std::string& foundUnder) {
   for (const auto& r : checkProgram(tc, optionMatrix(), 240))
-    EXPECT_EQ(r.verdict, Verdict::Pass)
-        << r.combination << " (found under " << foundUnder << "): " << r.detail;
+    EXPECT_EQ(r.verdict, Verdict::Pass) << verdictName(r.verdict) << " under " << r.combination
+                                        << " (found under " << foundUnder << "): " << r.detail;
 }
 
 // A reduction whose window and broadcast reads meet in a fused nest (the
