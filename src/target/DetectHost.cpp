@@ -147,6 +147,10 @@ std::vector<MemoryLevel> cpuidCaches(int cores) {
     }
   }
   std::vector<MemoryLevel> caches = orderByLevel(std::move(found));
+  if (caches.empty() && amdLayout) {
+    auto l1 = cpuid(0x80000005, 0), l2 = cpuid(0x80000006, 0);
+    if (l1 && l2) caches = decodeAmdLegacyCaches(l1->ecx, l2->ecx, l2->edx, cores);
+  }
   dropImplausibleCaches(caches, 0);
   return caches;
 }
@@ -224,6 +228,25 @@ std::optional<MemoryLevel> decodeCpuidCache(uint32_t eax, uint32_t ebx, uint32_t
   m.sharedBy = static_cast<int>((eax >> 14) & 0xfff) + 1;
   m.source = "cpuid";
   return m;
+}
+
+std::vector<MemoryLevel> decodeAmdLegacyCaches(uint32_t l1Ecx, uint32_t l2Ecx, uint32_t l3Edx, int cores) {
+  std::vector<MemoryLevel> caches;
+  auto add = [&](int level, int64_t bytes, uint32_t lineBytes, int sharedBy) {
+    if (bytes <= 0) return;
+    MemoryLevel m;
+    m.name = "L" + std::to_string(level);
+    m.capacityBytes = bytes;
+    if (lineBytes > 0) m.lineBytes = static_cast<int>(lineBytes);
+    m.sharedBy = sharedBy;
+    m.source = "cpuid 0x80000005/6";
+    caches.push_back(std::move(m));
+  };
+  add(1, int64_t{l1Ecx >> 24} << 10, l1Ecx & 0xff, 1);
+  add(2, int64_t{l2Ecx >> 16} << 10, l2Ecx & 0xff, 1);
+  // Its associativity field is 0 when there is no L3.
+  if ((l3Edx >> 12) & 0xf) add(3, int64_t{l3Edx >> 18} << 19, l3Edx & 0xff, std::max(1, cores));
+  return caches;
 }
 
 // A cache is dropped when

@@ -30,6 +30,13 @@ std::vector<MemoryLevel> parseCpuCaches(const std::string& sysfsRoot);
 // layout; nullopt for instruction caches and the end of the list.
 std::optional<MemoryLevel> decodeCpuidCache(uint32_t eax, uint32_t ebx, uint32_t ecx);
 
+// AMD's older cache leaves, which hypervisors that hide 0x8000001D (it reads
+// all zeros) still fill: L1 data from 0x80000005 ECX, L2 from 0x80000006 ECX,
+// L3 from 0x80000006 EDX. They say nothing of sharing: L1 and L2 are taken
+// as private, L3 as shared by `cores` (the CPUs this process sees). Fastest
+// first, absent levels (size 0) left out, before dropImplausibleCaches.
+std::vector<MemoryLevel> decodeAmdLegacyCaches(uint32_t l1Ecx, uint32_t l2Ecx, uint32_t l3Edx, int cores);
+
 // Removes caches that cannot be what they claim; see DetectHost.cpp for the
 // rule. A note naming each dropped level goes into the `source` of the level
 // kept before it. `cpusPresent` <= 0 skips the CPU-count test.

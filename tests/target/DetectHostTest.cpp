@@ -155,6 +155,29 @@ TEST(CpuidCaches, DecodesLeaf4) {
   EXPECT_FALSE(decodeCpuidCache(0, 0, 0));                           // end of the list
 }
 
+TEST(CpuidCaches, DecodesAmdLegacyLeaves) {
+  // An AMD EPYC VM whose 0x8000001D reads all zeros: 48K 12-way L1d, 1M L2,
+  // and the host socket's 508 MiB L3, shown to 2 vCPUs.
+  std::vector<MemoryLevel> caches = decodeAmdLegacyCaches(0x300c0140, 0x04006140, 0x0fe09140, 2);
+  ASSERT_EQ(caches.size(), 3u);
+  EXPECT_EQ(caches[0].name, "L1");
+  EXPECT_EQ(caches[0].capacityBytes, 48 * 1024);
+  EXPECT_EQ(caches[0].lineBytes, 64);
+  EXPECT_EQ(caches[0].sharedBy, 1);
+  EXPECT_EQ(caches[0].source, "cpuid 0x80000005/6");
+  EXPECT_EQ(caches[1].name, "L2");
+  EXPECT_EQ(caches[1].capacityBytes, 1 << 20);
+  EXPECT_EQ(caches[2].name, "L3");
+  EXPECT_EQ(caches[2].capacityBytes, int64_t{1016} * 512 * 1024);
+  EXPECT_EQ(caches[2].sharedBy, 2);
+  dropImplausibleCaches(caches, 0);  // as detection does: the host's L3 goes
+  ASSERT_EQ(caches.size(), 2u);
+  EXPECT_NE(caches[1].source.find("L3 after it dropped"), std::string::npos) << caches[1].source;
+  // No L3 (associativity 0), no L2.
+  EXPECT_EQ(decodeAmdLegacyCaches(0x300c0140, 0x04006140, 0, 2).size(), 2u);
+  EXPECT_EQ(decodeAmdLegacyCaches(0x300c0140, 0, 0, 2).size(), 1u);
+}
+
 TEST(CpuInfo, FirstProcessorBlock) {
   CpuInfo cpu = parseCpuInfo(
       "processor\t: 0\n"
