@@ -42,7 +42,7 @@ std::string CompileOptions::toString() const {
     std::replace(policy.begin(), policy.end(), '\n', ';');
     s += " tiles=" + policy.substr(0, policy.size() - 1);
   }
-  if (!scheme.text.empty()) s += " scheme=\"" + scheme.text + "\"";
+  if (scheme.text != CompileOptions{}.scheme.text) s += " scheme=\"" + scheme.text + "\"";
   if (schemeBudget != CompileOptions{}.schemeBudget) s += " scheme-budget=" + std::to_string(schemeBudget);
   if (schemeClasses == SchemeClasses::Measure) s += " scheme-classes=measure";
   if (!constantInputs.empty()) s += " constant-inputs=" + constantInputs.toString();
@@ -295,6 +295,35 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     userError(
         "--schedule and --inline on do not go together: inlining removes statements, so the tree's "
         "statements would not be the program's");
+  if (tune::asksForModelChoice(options.scheme.text) || tune::asksForNoScheme(options.scheme.text)) {
+    std::string decided;
+    CompileOptions chosen = tune::resolveModelChoice(program, options, decided);
+    if (chosen.scheme.text.empty()) {
+      CompiledProgram out = compile(program, chosen, strategy);
+      out.explanation = decided + out.explanation;
+      return out;
+    }
+    // The model's scheme may not graft into this program's schedule (a
+    // dependence on both sides of the contraction, reads not proven in
+    // range): then the compiler's own code, which the user did not opt out
+    // of. The dumps wait until the attempt succeeds, so none prints twice.
+    std::vector<std::string> dumps;
+    CompileOptions attempt = chosen;
+    if (options.dumpSink) attempt.dumpSink = [&dumps](const std::string& text) { dumps.push_back(text); };
+    try {
+      CompiledProgram out = compile(program, attempt, strategy);
+      for (const auto& text : dumps) options.dumpSink(text);
+      out.explanation = decided + out.explanation;
+      return out;
+    } catch (const UserError& e) {
+      decided += "scheme auto: the scheme does not graft here (" + e.reason() +
+                 "); the compiler's own code instead\n";
+    }
+    chosen.scheme.text.clear();
+    CompiledProgram out = compile(program, chosen, strategy);
+    out.explanation = decided + out.explanation;
+    return out;
+  }
   if (tune::asksForSearch(options.scheme.text)) {
     tune::SchemeSearchOptions search;
     search.budget = options.schemeBudget;

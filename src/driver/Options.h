@@ -90,10 +90,11 @@ struct CompileOptions {
   StreamingStores streamingStores = StreamingStores::Auto;
   // A TTILE scheme (microkernel/Scheme.h, "[TENSOR:] R_k, ...") that
   // implements the program's contraction (target/cpu/GraftMicroKernels.h);
-  // empty: the contraction is compiled like any statement.
+  // empty or "none": the contraction is compiled like any statement; "auto":
+  // the model's choice for a 3x3-window convolution (tune/SchemeSearch.h).
   struct SchemeText {
     std::string origin = "--scheme";  // where the text came from, for messages
-    std::string text;
+    std::string text = "auto";
   };
   SchemeText scheme;
   // Scheme text "search" (or "TENSOR: search"): the scheme is searched for

@@ -58,6 +58,25 @@ std::vector<microkernel::CacheLevel> cacheLevels(const target::Hardware& hardwar
   return levels;
 }
 
+// One step of the register tile issues an FMA per accumulator and a load
+// per distinct operand value (vectors and broadcasts); both go through two
+// ports on the AVX-512 cores Tessel targets (Zen 4/5, Ice Lake and later),
+// so a tile with more loads than FMAs runs at FMAs / loads of the FMA rate
+// (8 rows x 1 vector: 8 FMAs, 9 loads). The mean over the lambda bindings.
+double fmaShareOfIssue(const microkernel::BoundScheme& b) {
+  double sum = 0;
+  std::vector<microkernel::Bindings> bindings = b.allBindings();
+  for (const auto& binding : bindings) {
+    microkernel::RegisterTileShape tile = b.registerTile(binding);
+    microkernel::Extents first = tile.steps.empty() ? microkernel::Extents{} : tile.steps.front();
+    auto fmas = static_cast<double>(tile.accumulators.size());
+    auto loads = static_cast<double>(microkernel::distinctOffsets(b.contraction->lhs, tile, first).size() +
+                                     microkernel::distinctOffsets(b.contraction->rhs, tile, first).size());
+    sum += fmas / std::max({fmas, loads, 1.0});
+  }
+  return bindings.empty() ? 1 : sum / static_cast<double>(bindings.size());
+}
+
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> d;
   for (int64_t i = 1; i <= n; ++i)
@@ -138,14 +157,14 @@ class Enumerator {
                      [](const SchemeCandidate& a, const SchemeCandidate& b) {
                        double la = a.model.accumulationLength, lb = b.model.accumulationLength;
                        // Among equally long ones, the cut keeps the least modelled movement.
-                       return la != lb ? la > lb : a.model.cost < b.model.cost;
+                       return la != lb ? la > lb : a.rankCost() < b.rankCost();
                      });
     size_t keep = std::max<size_t>(
         1, static_cast<size_t>(kAccumulationShare * static_cast<double>(candidates_.size())));
     if (candidates_.size() > keep) candidates_.resize(keep);
     std::stable_sort(
         candidates_.begin(), candidates_.end(),
-        [](const SchemeCandidate& a, const SchemeCandidate& b) { return a.model.cost < b.model.cost; });
+        [](const SchemeCandidate& a, const SchemeCandidate& b) { return a.rankCost() < b.rankCost(); });
     return candidates_;
   }
 
@@ -190,9 +209,11 @@ class Enumerator {
       int64_t block = int64_t{cls.alpha} * isa_.lanes;
       // Not a whole number of tiles: alpha vectors of fewer lanes cover the end (AVX-512 masks).
       std::string vectorLambda;
+      laneShare_ = 1;
       if (vExtent % block != 0) {
         if (isa_.name != "avx512" || vExtent % cls.alpha != 0) continue;
         int64_t lanes = vExtent / cls.alpha, whole = lanes / isa_.lanes, tail = lanes % isa_.lanes;
+        laneShare_ = static_cast<double>(lanes) / static_cast<double>((whole + (tail > 0)) * isa_.lanes);
         vectorLambda = whole == 0 ? std::to_string(tail)
                                   : "lambda_" + roles.vector + " v.[(" + std::to_string(whole) + "," +
                                         std::to_string(isa_.lanes) + "),(1," + std::to_string(tail) + ")]";
@@ -397,7 +418,8 @@ class Enumerator {
     try {
       microkernel::BoundScheme b =
           microkernel::bindScheme(c_, microkernel::parseScheme(text, "search"), isa_);
-      candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_), 0});
+      candidates_.push_back(
+          {text, microkernel::estimateDataMovement(b, levels_), laneShare_, fmaShareOfIssue(b), 0});
     } catch (const UserError&) {
       // Beyond the register file or not covering: not a candidate.
     }
@@ -410,6 +432,7 @@ class Enumerator {
   std::set<std::string> seen_;
   std::set<std::string> layoutToVectorize_;  // vector dimensions that need an operand laid out
   std::string outputLayout_;                 // the output's L specifier for the vector dimension enumerated
+  double laneShare_ = 1;                     // of the class enumerated: SchemeCandidate::laneShare
   std::vector<SchemeCandidate> candidates_;
 };
 
@@ -444,6 +467,49 @@ double timeIt(const te::Program& program, const driver::CompileOptions& options,
                                 [&](const std::string& input) { return options.constantInputs.has(input); }),
                             ro)
       .medianMs;
+}
+
+// On several threads, the schemes whose parallel loop gives each thread
+// work come first (the model counts one core's data movement).
+void preferParallel(std::vector<SchemeCandidate>& ranked, const Contraction& contraction,
+                    const target::Hardware& host, int threads) {
+  if (threads <= 1) return;
+  microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(host));
+  std::stable_partition(ranked.begin(), ranked.end(), [&](const SchemeCandidate& c) {
+    microkernel::BoundScheme b =
+        microkernel::bindScheme(contraction, microkernel::parseScheme(c.scheme, "search"), isa);
+    return microkernel::parallelLoopsOf(b).iterations >= threads;
+  });
+}
+
+// A convolution as TTILE's micro-kernels take it: a reduction dimension of
+// extent 3 moves an operand's subscript together with an output dimension
+// (r, s), and another reduction dimension slides nothing (the input
+// channels c, the accumulation the micro-kernel runs over). A one-channel
+// stencil (a blur, Fig. 1 of paper 001) or a depthwise convolution has none.
+bool isConvolutionOverChannels(const Contraction& contraction) {
+  bool window = false;
+  std::set<std::string> sliding;
+  for (const microkernel::TensorAccess* access : {&contraction.lhs, &contraction.rhs})
+    for (const te::AffineExpr& subscript : access->subscripts) {
+      bool output = false, windowOfThree = false;
+      std::vector<std::string> reductions;
+      for (const auto& [name, coeff] : subscript.coeffs)
+        if (const microkernel::ContractionDim* d = coeff != 0 ? contraction.dim(name) : nullptr) {
+          if (!d->reduction) output = true;
+          if (d->reduction) reductions.push_back(name);
+          if (d->reduction && d->extent == 3) windowOfThree = true;
+        }
+      if (output) sliding.insert(reductions.begin(), reductions.end());
+      window = window || (output && windowOfThree);
+    }
+  return window && std::any_of(contraction.dims.begin(), contraction.dims.end(),
+                               [&](const auto& d) { return d.reduction && !sliding.count(d.name); });
+}
+
+std::string trimmed(const std::string& text) {
+  size_t first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -550,17 +616,7 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
   std::string classesUsed;
   std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why, &classesUsed);
   result.enumerated = ranked.size();
-  // On several threads, the schemes whose parallel loop gives each thread
-  // work are measured first (the model counts one core's data movement).
-  int threads = search.threads > 0 ? search.threads : host.cores;
-  if (threads > 1) {
-    microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(host));
-    std::stable_partition(ranked.begin(), ranked.end(), [&](const SchemeCandidate& c) {
-      microkernel::BoundScheme b =
-          microkernel::bindScheme(contraction, microkernel::parseScheme(c.scheme, "search"), isa);
-      return microkernel::parallelLoopsOf(b).iterations >= threads;
-    });
-  }
+  preferParallel(ranked, contraction, host, search.threads > 0 ? search.threads : host.cores);
   driver::CompileOptions base = options;
   base.scheme.text.clear();
   if (!ranked.empty()) {
@@ -598,6 +654,44 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
     out << (result.scheme.empty() ? "none" : result.scheme) << "\n";
   }
   return result;
+}
+
+bool asksForModelChoice(const std::string& schemeText) { return trimmed(schemeText) == "auto"; }
+bool asksForNoScheme(const std::string& schemeText) { return trimmed(schemeText) == "none"; }
+
+driver::CompileOptions resolveModelChoice(const te::Program& program, driver::CompileOptions options,
+                                          std::string& explain) {
+  if (asksForNoScheme(options.scheme.text)) options.scheme.text.clear();
+  if (!asksForModelChoice(options.scheme.text)) return options;
+  options.scheme.text.clear();
+  std::optional<Contraction> contraction = microkernel::largestContraction(program);
+  if (!contraction || !isConvolutionOverChannels(*contraction)) return options;
+  std::string prefix = "scheme auto: " + contraction->output.tensor + " (" + contraction->dimNames() + "): ";
+  std::string why;
+  if (!options.vectorize)
+    why = "vectorization is off";
+  else if (options.schedule)
+    why = "--schedule gives the tree";
+  else if (options.scheduleConstraints)
+    why = "--schedule-constraints steer the scheduler";
+  if (!why.empty()) {
+    explain += prefix + "no scheme (" + why + ")\n";
+    return options;
+  }
+  target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
+  MicroKernelTable table = loadTable(host);
+  std::string classesUsed;
+  std::vector<SchemeCandidate> ranked = rankedSchemes(*contraction, host, table, why, &classesUsed);
+  if (ranked.empty()) {
+    explain += prefix + "no scheme (" + why + ")\n";
+    return options;
+  }
+  preferParallel(ranked, *contraction, host, options.schemeThreads > 0 ? options.schemeThreads : host.cores);
+  options.scheme.text = contraction->output.tensor + ": " + ranked.front().scheme;
+  options.scheme.origin = "--scheme auto";
+  explain += prefix + "the best-modelled of " + std::to_string(ranked.size()) + " schemes from " +
+             classesUsed + ", unmeasured: [" + ranked.front().scheme + "]\n";
+  return options;
 }
 
 driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::CompileOptions options,

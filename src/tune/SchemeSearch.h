@@ -22,7 +22,19 @@ namespace tessel::tune {
 struct SchemeCandidate {
   std::string scheme;
   microkernel::DataMovement model;
+  // The share of the vector lanes the register tile computes with: below 1
+  // when partial vectors (AVX-512 masks) cover the vector dimension, e.g.
+  // 56 = 28 vectors of 2 lanes computes at 1/8 of the machine's rate.
+  double laneShare = 1;
+  // The share of the register tile's issue slots that are FMAs rather than
+  // operand loads beyond one per FMA (1 when it loads no more than it
+  // multiplies: 14 rows x 2 vectors loads 16 values for 28 FMAs).
+  double fmaShare = 1;
   double measuredMs = 0;  // 0: not measured
+  // What the ranking sorts by: the modelled movement, scaled up by the
+  // lanes wasted (a scheme moving half the data on 1/8 of the lanes loses)
+  // and by the loads that hold the FMAs back.
+  double rankCost() const { return model.cost / (laneShare * fmaShare); }
 };
 
 // Every scheme the search considers for `contraction`, best modelled first
@@ -73,6 +85,19 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
 
 // Whether the scheme text asks for a search ("search", "C: search").
 bool asksForSearch(const std::string& schemeText);
+// Whether the scheme text is "auto" (the default) or "none".
+bool asksForModelChoice(const std::string& schemeText);
+bool asksForNoScheme(const std::string& schemeText);
+// Scheme "auto": the best-modelled scheme, unmeasured, for the program's
+// largest contraction when that is a convolution sliding a window of extent
+// 3 (the loops the micro-kernel families unroll) over input channels, where
+// the model's first choice beat the compiler's own code on every such layer
+// measured; none otherwise (matmuls, 1x1 convolutions, one-channel stencils,
+// where it did not or was not measured), and none when
+// the user steers the schedule (--schedule, --schedule-constraints) or turns
+// vectorization off. Appends what was decided to `explain`.
+driver::CompileOptions resolveModelChoice(const te::Program& program, driver::CompileOptions options,
+                                          std::string& explain);
 // The options with the searched scheme in place of "search" (or none, if the
 // compiler's own code won); appends what was decided to `explain`.
 driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::CompileOptions options,

@@ -35,6 +35,7 @@ std::string sizes(int n, int c, int h, int w, int k) {
 driver::CompiledProgram compileAndCheck(const std::string& tc, const std::string& isa) {
   driver::CompileOptions o;
   o.hardware = machineWith(isa);
+  o.scheme.text = "none";  // the compiler's own vector code, not a micro-kernel (scheme auto)
   driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
   testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
   EXPECT_TRUE(k.pass) << isa << "\n" << tc << k.failures;

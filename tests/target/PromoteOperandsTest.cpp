@@ -29,6 +29,7 @@ Checked compileAndCheck(const std::string& tc, const std::string& tiles, Promoti
   o.autoTiling = tiles.empty();
   o.promotion = promotion;
   o.vectorize = vectorize;
+  o.scheme.text = "none";  // promotion of the compiler's own code, not a micro-kernel (scheme auto)
   c.cp = driver::compile(front::testing::lowerText(tc), o);
   testing::KernelCheck k = testing::checkAgainstInterpreter(c.cp);
   c.pass = k.pass;

@@ -19,6 +19,7 @@ struct Checked {
 Checked compileAndCheck(const std::string& tc, bool autoTiling) {
   driver::CompileOptions o;
   o.fusion = driver::Fusion::Smart;  // the decisions below are on smart fusion's bands
+  o.scheme.text = "none";            // the compiler's own code, not a micro-kernel (scheme auto)
   o.autoTiling = autoTiling;
   driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
   testing::KernelCheck k = testing::checkAgainstInterpreter(cp);

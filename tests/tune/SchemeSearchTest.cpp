@@ -74,7 +74,7 @@ TEST(SchemeSearch, SchemesAcrossTheRankingMatchTheInterpreter) {
     std::string why;
     std::vector<SchemeCandidate> ranked = rankedSchemes(*r.contraction, host, table, why);
     ASSERT_GT(ranked.size(), 10u) << why;
-    for (size_t i = 1; i < ranked.size(); ++i) EXPECT_LE(ranked[i - 1].model.cost, ranked[i].model.cost);
+    for (size_t i = 1; i < ranked.size(); ++i) EXPECT_LE(ranked[i - 1].rankCost(), ranked[i].rankCost());
     // The best modelled, then a spread over the rest.
     size_t stride = std::max<size_t>(1, ranked.size() / 6);
     for (size_t i = 0; i < ranked.size(); i += (i < 3 ? 1 : stride)) {

@@ -1,0 +1,159 @@
+// Scheme "auto", the default: a convolution sliding a 3-wide window runs the
+// best-modelled TTILE scheme, unmeasured; other contractions keep the
+// compiler's own code; "none", vectorization off and a hand-given schedule
+// opt out. Every kernel is checked against the interpreter.
+#include <gtest/gtest.h>
+
+#include "../front/FrontTestUtil.h"
+#include "../support/RowPrograms.h"
+#include "target/DetectHost.h"
+#include "tune/SchemeSearch.h"
+
+namespace tessel::tune {
+namespace {
+
+bool hasVectorUnit() { return !target::vectorIsa(target::detectHost()).empty(); }
+
+// An NHWC convolution with an R x R window and stride `stride`, `h` output rows and columns.
+std::string conv(int k, int c, int h, int r, int stride) {
+  std::string in = std::to_string(stride * (h - 1) + r);
+  std::string sub = stride == 1 ? "" : std::to_string(stride) + " * ";
+  return "# sizes: N=1 HI=" + in + " WI=" + in + " CI=" + std::to_string(c) + " K=" + std::to_string(k) +
+         " R=" + std::to_string(r) + "\ndef conv(float(N, HI, WI, CI) I, float(R, R, CI, K) Wt) -> (O) {\n" +
+         "  O(n, h, w, k) +=! I(n, " + sub + "h + r, " + sub +
+         "w + s, c) * Wt(r, s, c, k)\n    where h in 0:" + std::to_string(h) +
+         ", w in 0:" + std::to_string(h) + "\n}\n";
+}
+
+// basteln's add+conv+ReLU (NCHW, zero padding 1): the scheme takes the ReLU as its epilogue.
+std::string addConvRelu(int n, int c, int hw, int k) {
+  return "# sizes: N=" + std::to_string(n) + " C=" + std::to_string(c) + " H=" + std::to_string(hw) +
+         " W=" + std::to_string(hw) + " K=" + std::to_string(k) +
+         "\ndef f(float(N, C, H, W) X, float(N, C, H, W) Y, float(K, C, 3, 3) Wt) -> (O) {\n"
+         "  A(n, c, h, w) = X(n, c, h, w) + Y(n, c, h, w)\n"
+         "  Cv(n, k, h, w) +=! (h + kh - 1 >= 0 && h + kh - 1 < H && w + kw - 1 >= 0 && w + kw - 1 < W\n"
+         "      ? A(n, c, h + kh - 1, w + kw - 1) : 0) * Wt(k, c, kh, kw) where n in 0:N, h in 0:H, w in "
+         "0:W\n"
+         "  O(n, k, h, w) = fmax(Cv(n, k, h, w), 0)\n}\n";
+}
+
+TEST(SchemeAuto, IsTheDefault) { EXPECT_TRUE(asksForModelChoice(driver::CompileOptions{}.scheme.text)); }
+
+TEST(SchemeAuto, AThreeByThreeConvolutionRunsTheBestModelledScheme) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  // Rows the register tiles compose (34, 13, 11), stride 2, one input channel, a prime channel count.
+  for (const std::string& tc : {conv(32, 8, 34, 3, 1), conv(16, 7, 13, 3, 1), conv(32, 1, 11, 3, 2),
+                                conv(48, 13, 9, 3, 1), addConvRelu(2, 8, 7, 32), addConvRelu(1, 3, 13, 16)}) {
+    testing::CheckedProgram c = testing::compileAndCheck(tc);
+    EXPECT_TRUE(c.check.pass) << tc << c.check.failures;
+    ASSERT_TRUE(c.has("scheme auto: ")) << tc << c.program.explanation;
+    EXPECT_TRUE(c.has("the best-modelled of ")) << tc << c.program.explanation;
+    EXPECT_EQ(c.program.microKernelSchemes.size(), 1u) << tc << c.program.explanation;
+  }
+}
+
+TEST(SchemeAuto, ShapesWithoutASchemeKeepTheCompilersCode) {
+  // Rows no register tile covers (1 and 2 output rows and columns; 7 output channels on AVX2): checked
+  // against the interpreter whichever code they get.
+  for (const std::string& tc : {conv(16, 4, 1, 3, 1), conv(7, 5, 2, 3, 1), addConvRelu(1, 1, 1, 1)}) {
+    testing::CheckedProgram c = testing::compileAndCheck(tc);
+    EXPECT_TRUE(c.check.pass) << tc << c.check.failures;
+    if (c.program.microKernelSchemes.empty() && hasVectorUnit()) {
+      EXPECT_TRUE(c.has("no scheme (")) << tc << c.program.explanation;
+    }
+  }
+}
+
+TEST(SchemeAuto, MatmulsOneByOneConvolutionsAndStencilsKeepTheCompilersCode) {
+  const std::string matmul =
+      "# sizes: M=64 N=64 K=64\ndef mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(m, n) +=! A(m, k) * B(k, "
+      "n)\n}\n";
+  // A 3x3 window but no input channels to accumulate over: one channel, or depthwise.
+  const std::string stencil =
+      "# sizes: IH=34 IW=20\ndef f(float(IH, IW) X, float(3, 3) K) -> (C) {\n"
+      "  C(h, w) +=! X(h + kh, w + kw) * K(kh, kw)\n}\n";
+  const std::string depthwise =
+      "# sizes: N=1 C=32 H=18 W=18\ndef f(float(N, H, W, C) I, float(3, 3, C) Wt) -> (O) {\n"
+      "  O(n, h, w, c) +=! I(n, h + r, w + s, c) * Wt(r, s, c)\n}\n";
+  for (const std::string& tc : {conv(32, 16, 8, 1, 1), matmul, stencil, depthwise}) {
+    testing::CheckedProgram c = testing::compileAndCheck(tc);
+    EXPECT_TRUE(c.check.pass) << tc << c.check.failures;
+    EXPECT_FALSE(c.has("scheme auto")) << c.program.explanation;
+    EXPECT_TRUE(c.program.microKernelSchemes.empty());
+  }
+}
+
+TEST(SchemeAuto, NoneVectorizationOffAndAGivenScheduleOptOut) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  const std::string tc = conv(32, 8, 10, 3, 1);
+  driver::CompileOptions none;
+  none.scheme.text = "none";
+  testing::CheckedProgram c = testing::compileAndCheck(tc, none);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.program.microKernelSchemes.empty());
+  EXPECT_FALSE(c.has("scheme auto")) << c.program.explanation;
+
+  driver::CompileOptions scalar;
+  scalar.vectorize = false;
+  c = testing::compileAndCheck(tc, scalar);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.program.microKernelSchemes.empty());
+  EXPECT_TRUE(c.has("no scheme (vectorization is off)")) << c.program.explanation;
+
+  driver::CompileOptions steered;
+  steered.scheduler = driver::CompileOptions::Scheduler::Tessel;
+  steered.scheduleConstraints = driver::CompileOptions::ConstraintsFile{"auto", "", true};
+  c = testing::compileAndCheck(tc, steered);
+  EXPECT_TRUE(c.check.pass) << c.check.failures;
+  EXPECT_TRUE(c.program.microKernelSchemes.empty());
+  EXPECT_TRUE(c.has("no scheme (--schedule-constraints steer the scheduler)")) << c.program.explanation;
+}
+
+// --dump-after prints each pass once: the scheme's attempt prints nothing
+// until it has succeeded.
+TEST(SchemeAuto, DumpsPrintOnce) {
+  if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
+  driver::CompileOptions o;
+  o.dumpAfter = "graft-microkernel";
+  int dumps = 0;
+  o.dumpSink = [&dumps](const std::string&) { ++dumps; };
+  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(conv(32, 8, 10, 3, 1)), o);
+  EXPECT_EQ(dumps, 1);
+  EXPECT_NE(cp.dump.find("microkernel"), std::string::npos) << cp.dump;
+}
+
+// The ranking counts what a scheme wastes: partial vectors' idle lanes and
+// loads beyond one per FMA.
+TEST(SchemeAuto, TheRankingChargesIdleLanesAndExtraLoads) {
+  target::Hardware host = target::detectHost();
+  if (target::vectorIsa(host) != "avx512") GTEST_SKIP() << "no AVX-512 here";
+  // NCHW rows of 56: partial vectors of 2 lanes (28 per tile) are among the candidates.
+  te::Program p = front::testing::lowerText(
+      "# sizes: N=1 C=16 H=56 W=58 K=16\n"
+      "def conv(float(N, C, H, W) I, float(K, C, 3, 3) Wt) -> (O) {\n"
+      "  O(n, k, h, w) +=! I(n, c, h + kh, w + kw) * Wt(k, c, kh, kw) where h in 0:H - 2, w in 0:56\n}\n");
+  std::string why;
+  std::vector<SchemeCandidate> ranked =
+      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
+                    modelledTable(microkernel::vectorIsaNamed("avx512")), why);
+  ASSERT_FALSE(ranked.empty()) << why;
+  bool sawNarrow = false;
+  for (const auto& c : ranked) {
+    EXPECT_DOUBLE_EQ(c.rankCost(), c.model.cost / (c.laneShare * c.fmaShare)) << c.scheme;
+    EXPECT_GT(c.fmaShare, 0);
+    EXPECT_LE(c.fmaShare, 1);
+    if (c.scheme.find("V_{2,w}") != std::string::npos) {
+      sawNarrow = true;
+      EXPECT_DOUBLE_EQ(c.laneShare, 2.0 / 16) << c.scheme;
+    }
+    // One vector per row and a row of weights per vector: more loads than FMAs.
+    if (c.scheme.find("U_{8,k}, U_{1,w}, V_w") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(c.fmaShare, 8.0 / 9) << c.scheme;
+    }
+  }
+  EXPECT_TRUE(sawNarrow);
+  EXPECT_GE(ranked.front().laneShare, 0.5) << ranked.front().scheme;
+}
+
+}  // namespace
+}  // namespace tessel::tune
