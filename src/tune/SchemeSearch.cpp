@@ -58,11 +58,18 @@ std::vector<microkernel::CacheLevel> cacheLevels(const target::Hardware& hardwar
   return levels;
 }
 
+// FMAs in flight that keep both FMA ports busy: latency (4 cycles on Zen 4/5
+// and on Intel since Skylake-X) times the 2 ports. Fewer accumulators leave
+// the ports idle while each waits for its previous result.
+constexpr double kIndependentFmasNeeded = 8;
+
 // One step of the register tile issues an FMA per accumulator and a load
 // per distinct operand value (vectors and broadcasts); both go through two
 // ports on the AVX-512 cores Tessel targets (Zen 4/5, Ice Lake and later),
 // so a tile with more loads than FMAs runs at FMAs / loads of the FMA rate
-// (8 rows x 1 vector: 8 FMAs, 9 loads). The mean over the lambda bindings.
+// (8 rows x 1 vector: 8 FMAs, 9 loads), and one with fewer than
+// kIndependentFmasNeeded accumulators at accumulators / that (a short
+// dimension's one tile: 7 rows x 1 vector). The mean over the lambda bindings.
 double fmaShareOfIssue(const microkernel::BoundScheme& b) {
   double sum = 0;
   std::vector<microkernel::Bindings> bindings = b.allBindings();
@@ -72,7 +79,7 @@ double fmaShareOfIssue(const microkernel::BoundScheme& b) {
     auto fmas = static_cast<double>(tile.accumulators.size());
     auto loads = static_cast<double>(microkernel::distinctOffsets(b.contraction->lhs, tile, first).size() +
                                      microkernel::distinctOffsets(b.contraction->rhs, tile, first).size());
-    sum += fmas / std::max({fmas, loads, 1.0});
+    sum += fmas / std::max({fmas, loads, 1.0}) * std::min(1.0, fmas / kIndependentFmasNeeded);
   }
   return bindings.empty() ? 1 : sum / static_cast<double>(bindings.size());
 }

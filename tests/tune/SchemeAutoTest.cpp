@@ -122,8 +122,8 @@ TEST(SchemeAuto, DumpsPrintOnce) {
   EXPECT_NE(cp.dump.find("microkernel"), std::string::npos) << cp.dump;
 }
 
-// The ranking counts what a scheme wastes: partial vectors' idle lanes and
-// loads beyond one per FMA.
+// The ranking counts what a scheme wastes: partial vectors' idle lanes,
+// loads beyond one per FMA, and FMA latency too few accumulators leave exposed.
 TEST(SchemeAuto, TheRankingChargesIdleLanesAndExtraLoads) {
   target::Hardware host = target::detectHost();
   if (target::vectorIsa(host) != "avx512") GTEST_SKIP() << "no AVX-512 here";
@@ -153,6 +153,23 @@ TEST(SchemeAuto, TheRankingChargesIdleLanesAndExtraLoads) {
   }
   EXPECT_TRUE(sawNarrow);
   EXPECT_GE(ranked.front().laneShare, 0.5) << ranked.front().scheme;
+
+  // 7 output rows and columns (ResNet-18's last layers): one tile of the 7 rows. With one vector,
+  // 7 accumulators wait on their FMAs' latency (8 needed in flight) and load 8 values for 7 FMAs.
+  p = front::testing::lowerText(conv(32, 16, 7, 3, 1));
+  ranked = rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host,
+                         modelledTable(microkernel::vectorIsaNamed("avx512")), why);
+  ASSERT_FALSE(ranked.empty()) << why;
+  bool sawSeven = false;
+  for (const auto& c : ranked)
+    for (const char* tile : {"U_{7,h}, U_{1,k}, V_k", "U_{7,w}, U_{1,k}, V_k"})
+      if (c.scheme.size() >= std::string(tile).size() &&
+          c.scheme.compare(c.scheme.size() - std::string(tile).size(), std::string::npos, tile) == 0) {
+        sawSeven = true;
+        EXPECT_DOUBLE_EQ(c.fmaShare, 7.0 / 8 * 7.0 / 8) << c.scheme;
+      }
+  EXPECT_TRUE(sawSeven);
+  EXPECT_EQ(ranked.front().scheme.find("U_{1,k}, V_k"), std::string::npos) << ranked.front().scheme;
 }
 
 }  // namespace
