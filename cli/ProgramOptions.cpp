@@ -69,7 +69,7 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
       "e.g. 'R_k, R_h, R_w, T_{64,c}, U_{4,h}, U_{2,k}, V_k', prefixed with 'TENSOR:' when the "
       "program has several (or @FILE); 'search' (or 'TENSOR: search') measures the best-modelled schemes of "
       "this machine's micro-kernels against the compiler's own code and keeps the fastest (cached); "
-      "'auto' (default): the best-modelled scheme, unmeasured, for a convolution with a 3-wide window, "
+      "'auto' (default): the best-modelled scheme, unmeasured, for a 3x3 or 1x1 convolution, "
       "else the compiler's own code; 'none': the compiler's own code; see README");
   cmd->add_option("--scheme-budget", args.schemeBudget,
                   "under --scheme search: schemes measured (default 200)")

@@ -100,10 +100,11 @@ class OptionListParser {
       } else if (key == "stream-stores") {
         options.streamingStores = located(valueStart, [&] { return driver::parseStreamingStores(value); });
       } else if (key == "scheme") {
-        // A scheme fits one program: suites mostly ask for the search, which finds one per case.
+        // A scheme fits one program: suites mostly ask for the search, which finds one per case
+        // (or auto, the model's choice, or none).
         // A scheme (for a one-program suite) runs to the next KEY=, like a policy; its syntax is checked
         // here.
-        if (!tune::asksForSearch(value))
+        if (!tune::asksForSearch(value) && !tune::asksForModelChoice(value) && !tune::asksForNoScheme(value))
           microkernel::parseScheme(text_.substr(0, valueEnd), origin_,
                                    valueStart + microkernel::splitSelection(value).second);
         options.scheme.origin = origin_;

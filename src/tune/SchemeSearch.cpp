@@ -39,6 +39,16 @@ constexpr size_t kCoveringsPerClass = 3;
 // Shares of their family's best that a measured table's kernels are taken
 // from, in turn, when its classes cover none of the contraction.
 constexpr double kWiderClassShares[] = {0.7, 0.5, 0};
+// A register tile's panel of the vector operand read in place from rows this
+// long or longer (the weights Wt(r, s, c, k) of an NHWC convolution with K >=
+// 256) is pieces of one or two vectors a row apart: a kilobyte or more, a
+// multiple of 4 KiB at K = 1024, so they crowd into few sets of L1 and touch
+// a page each. The byte counts of the model do not see it; measured on the
+// Zen 5 VM, laying the panel out (L_Wt(k/32, ...)) was 1.2-1.7x faster (yolo_18
+// 30 -> 17 ms, resnet_12 2.3 -> 1.5, yolo_12 18 -> 16), so such candidates
+// rank as if they moved this much more.
+constexpr int64_t kLongPanelRowBytes = 1024;
+constexpr double kStridedPanelPenalty = 1.5;
 // Rows of the unrolled dimension per packed block (BLIS's mc), at least and at most.
 constexpr int64_t kMinBlockRows = 48;
 constexpr int64_t kMaxBlockRows = 256;
@@ -257,6 +267,8 @@ class Enumerator {
   void enumerateTiles(const Roles& roles, int alpha, const microkernel::Covering& cover,
                       const std::vector<std::string>& unrolledWindows, int64_t vTiles,
                       const std::string& partial) {
+    panelOperand_ = vectorOperand(roles);
+    panelRowsLong_ = longRows(roles);
     // The register tile, innermost.
     std::string tile;
     for (const auto& w : unrolledWindows) tile += loop("U", 3, w) + ", ";
@@ -411,6 +423,17 @@ class Enumerator {
     return "L_" + c_.output.tensor + "(" + others + v + "), ";
   }
 
+  // Whether the vector operand is contiguous along the vector dimension with
+  // rows of at least kLongPanelRowBytes: then, read in place, one register
+  // tile's panel is short pieces a row apart.
+  bool longRows(const Roles& roles) const {
+    const microkernel::TensorAccess& x = c_.lhs.stride(roles.vector) != 0 ? c_.lhs : c_.rhs;
+    int64_t stride = x.stride(roles.vector);
+    if (stride != 1 || x.subscripts.empty()) return false;
+    return microkernel::loneVariable(x.subscripts.back()) == roles.vector &&
+           x.shape.back() * 4 >= kLongPanelRowBytes;
+  }
+
   // The operand read as vectors along the vector dimension, and the other one.
   std::string vectorOperand(const Roles& roles) const {
     return c_.lhs.stride(roles.vector) != 0 ? c_.lhs.tensor : c_.rhs.tensor;
@@ -425,8 +448,12 @@ class Enumerator {
     try {
       microkernel::BoundScheme b =
           microkernel::bindScheme(c_, microkernel::parseScheme(text, "search"), isa_);
-      candidates_.push_back(
-          {text, microkernel::estimateDataMovement(b, levels_), laneShare_, fmaShareOfIssue(b), 0});
+      // Its panel read in place (neither laid out nor packed) from rows a
+      // kilobyte or more apart: see kStridedPanelPenalty.
+      bool inPlace = text.find("L_" + panelOperand_ + "(") == std::string::npos &&
+                     text.find("P_" + panelOperand_ + ",") == std::string::npos;
+      candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_), laneShare_,
+                             fmaShareOfIssue(b), panelRowsLong_ && inPlace ? kStridedPanelPenalty : 1.0, 0});
     } catch (const UserError&) {
       // Beyond the register file or not covering: not a candidate.
     }
@@ -440,6 +467,8 @@ class Enumerator {
   std::set<std::string> layoutToVectorize_;  // vector dimensions that need an operand laid out
   std::string outputLayout_;                 // the output's L specifier for the vector dimension enumerated
   double laneShare_ = 1;                     // of the class enumerated: SchemeCandidate::laneShare
+  std::string panelOperand_;                 // of the roles enumerated: the vector operand
+  bool panelRowsLong_ = false;               // and whether its rows are long (longRows)
   std::vector<SchemeCandidate> candidates_;
 };
 
@@ -489,12 +518,18 @@ void preferParallel(std::vector<SchemeCandidate>& ranked, const Contraction& con
   });
 }
 
-// A convolution as TTILE's micro-kernels take it: a reduction dimension of
-// extent 3 moves an operand's subscript together with an output dimension
-// (r, s), and another reduction dimension slides nothing (the input
-// channels c, the accumulation the micro-kernel runs over). A one-channel
-// stencil (a blur, Fig. 1 of paper 001) or a depthwise convolution has none.
-bool isConvolutionOverChannels(const Contraction& contraction) {
+// A convolution as TTILE's micro-kernels take it, either
+// - windowed: a reduction dimension of extent 3 moves an operand's
+//   subscript together with an output dimension (r, s), and another
+//   reduction dimension slides nothing (the input channels c, which the
+//   micro-kernel accumulates over); a one-channel stencil (a blur, Fig. 1 of
+//   paper 001) or a depthwise convolution has none; or
+// - pointwise (1x1): an operand, the weights, is indexed by the reduction
+//   and by output dimensions only one of which it shares with the output's
+//   others, so that at least two output dimensions longer than 1 (h, w)
+//   reuse it. A matmul's B is reused along m alone, a batched one's along i
+//   alone.
+bool isConvolution(const Contraction& contraction) {
   bool window = false;
   std::set<std::string> sliding;
   for (const microkernel::TensorAccess* access : {&contraction.lhs, &contraction.rhs})
@@ -504,14 +539,24 @@ bool isConvolutionOverChannels(const Contraction& contraction) {
       for (const auto& [name, coeff] : subscript.coeffs)
         if (const microkernel::ContractionDim* d = coeff != 0 ? contraction.dim(name) : nullptr) {
           if (!d->reduction) output = true;
-          if (d->reduction) reductions.push_back(name);
+          if (d->reduction && d->extent > 1)
+            reductions.push_back(name);  // r, s of a 1x1 window slide nothing
           if (d->reduction && d->extent == 3) windowOfThree = true;
         }
       if (output) sliding.insert(reductions.begin(), reductions.end());
       window = window || (output && windowOfThree);
     }
-  return window && std::any_of(contraction.dims.begin(), contraction.dims.end(),
-                               [&](const auto& d) { return d.reduction && !sliding.count(d.name); });
+  bool channels = std::any_of(contraction.dims.begin(), contraction.dims.end(),
+                              [&](const auto& d) { return d.reduction && !sliding.count(d.name); });
+  if (window) return channels;
+  if (!sliding.empty()) return false;  // a window of another extent (ResNet's 7x7 stem): not measured to win
+  for (const microkernel::TensorAccess* weights : {&contraction.lhs, &contraction.rhs}) {
+    int reusedAlong = 0;
+    for (const auto& d : contraction.dims)
+      if (!d.reduction && d.extent > 1 && weights->stride(d.name) == 0) ++reusedAlong;
+    if (reusedAlong >= 2) return true;
+  }
+  return false;
 }
 
 std::string trimmed(const std::string& text) {
@@ -672,7 +717,7 @@ driver::CompileOptions resolveModelChoice(const te::Program& program, driver::Co
   if (!asksForModelChoice(options.scheme.text)) return options;
   options.scheme.text.clear();
   std::optional<Contraction> contraction = microkernel::largestContraction(program);
-  if (!contraction || !isConvolutionOverChannels(*contraction)) return options;
+  if (!contraction || !isConvolution(*contraction)) return options;
   std::string prefix = "scheme auto: " + contraction->output.tensor + " (" + contraction->dimNames() + "): ";
   std::string why;
   if (!options.vectorize)

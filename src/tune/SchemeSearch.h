@@ -30,11 +30,15 @@ struct SchemeCandidate {
   // operand loads beyond one per FMA (1 when it loads no more than it
   // multiplies: 14 rows x 2 vectors loads 16 values for 28 FMAs).
   double fmaShare = 1;
+  // Above 1 when the vector operand's panel is read in place from long rows
+  // (tune/SchemeSearch.cpp: kStridedPanelPenalty).
+  double panelPenalty = 1;
   double measuredMs = 0;  // 0: not measured
   // What the ranking sorts by: the modelled movement, scaled up by the
   // lanes wasted (a scheme moving half the data on 1/8 of the lanes loses)
-  // and by the loads that hold the FMAs back.
-  double rankCost() const { return model.cost / (laneShare * fmaShare); }
+  // by the loads and latency that hold the FMAs back, and by a panel read
+  // from rows far apart.
+  double rankCost() const { return model.cost * panelPenalty / (laneShare * fmaShare); }
 };
 
 // Every scheme the search considers for `contraction`, best modelled first
@@ -90,10 +94,11 @@ bool asksForModelChoice(const std::string& schemeText);
 bool asksForNoScheme(const std::string& schemeText);
 // Scheme "auto": the best-modelled scheme, unmeasured, for the program's
 // largest contraction when that is a convolution sliding a window of extent
-// 3 (the loops the micro-kernel families unroll) over input channels, where
-// the model's first choice beat the compiler's own code on every such layer
-// measured; none otherwise (matmuls, 1x1 convolutions, one-channel stencils,
-// where it did not or was not measured), and none when
+// 3 (the loops the micro-kernel families unroll) over input channels, or a
+// 1x1 convolution, where the model's first choice beat the compiler's own
+// code on every 3x3 layer measured and on 7 of 8 1x1 layers; none otherwise
+// (matmuls, a 7x7 window, one-channel stencils, where it did not or was not
+// measured), and none when
 // the user steers the schedule (--schedule, --schedule-constraints) or turns
 // vectorization off. Appends what was decided to `explain`.
 driver::CompileOptions resolveModelChoice(const te::Program& program, driver::CompileOptions options,

@@ -47,6 +47,9 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_EQ(searched.schemeClasses, driver::CompileOptions::SchemeClasses::Model);
   EXPECT_EQ(parseCompileOptionsArg("scheme=search scheme-classes=measure").schemeClasses,
             driver::CompileOptions::SchemeClasses::Measure);
+  EXPECT_EQ(parseCompileOptionsArg("scheme=none fusion=min").scheme.text, "none");
+  EXPECT_EQ(parseCompileOptionsArg("scheme=auto").scheme.text, "auto");
+  EXPECT_EQ(parseCompileOptionsArg("").scheme.text, "auto");
   EXPECT_TRUE(parseCompileOptionsArg("constant-inputs=all").constantInputs.all);
   EXPECT_EQ(parseCompileOptionsArg("constant-inputs=Wt+B fusion=min").constantInputs.names,
             (std::vector<std::string>{"Wt", "B"}));
