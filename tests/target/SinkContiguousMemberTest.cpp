@@ -54,6 +54,7 @@ TEST(SinkContiguousMember, OnATieAParallelMemberBeatsTheReduction) {
       "def f(float(N, HI, WI, CI) I, float(1, 1, CI, K) Wt) -> (O) {\n"
       "  O(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k) where h in 0:HI, w in 0:WI\n}\n";
   driver::CompileOptions o;
+  o.scheme.text = "none";  // the compiler's own code, not a micro-kernel (scheme auto)
   o.hardware = target::withCaches(target::detectHost(), 48 * 1024, 1024 * 1024, 2);
   for (const char* feature : {"avx512f", "avx512bw", "avx512vl", "avx512dq"})
     if (std::find(o.hardware->isa.begin(), o.hardware->isa.end(), feature) == o.hardware->isa.end())
