@@ -1,6 +1,6 @@
 // A contraction that the register tiler keeps in registers gets the L1 tile
 // its register tiles want (rows x 2 vectors of accumulators, B's k-panel in
-// L1) instead of Auto Tiling's cube; the register tile's rows run row by row
+// L1, A's rows of the tile in L2) instead of Auto Tiling's cube; the register tile's rows run row by row
 // in the C code. The kernels match the reference interpreter at sizes that
 // leave partial vectors, partial register tiles and partial L1 tiles.
 #include <gtest/gtest.h>
@@ -45,10 +45,20 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   int lanes = isa == "avx512" ? 16 : 8, rows = isa == "avx512" ? 8 : 6;
   std::string v = isa == "avx512" ? "tessel_v16" : "tessel_v8";
   driver::CompiledProgram cp = compile(sizes(512, 768, 768) + kMatmulBias, isa, /*check=*/false);
-  std::string shape = "contraction S1: register tiles of " + std::to_string(rows) +
-                      " rows x 2 vectors; L1 tile " + std::to_string(8 * rows) + "x" +
-                      std::to_string(2 * lanes) + "x";
-  EXPECT_NE(cp.explanation.find(shape), std::string::npos) << cp.explanation;
+  std::string shape =
+      "contraction S1: register tiles of " + std::to_string(rows) + " rows x 2 vectors; L1 tile ";
+  size_t at = cp.explanation.find(shape);
+  ASSERT_NE(at, std::string::npos) << cp.explanation;
+  // As tall as A's rows fit a quarter of L2 (B's panel packed once for them
+  // all), split evenly between the cores, at least 8 register tiles.
+  int64_t tileRows = std::stoll(cp.explanation.substr(at + shape.size()));
+  EXPECT_NE(cp.explanation.find(std::to_string(tileRows) + "x" + std::to_string(2 * lanes) + "x", at),
+            std::string::npos)
+      << cp.explanation;
+  EXPECT_EQ(tileRows % rows, 0) << tileRows;
+  EXPECT_GE(tileRows, 8 * rows);
+  int cores = machineWith(isa).cores;
+  EXPECT_EQ(512 / tileRows % cores, 0) << tileRows;
   EXPECT_NE(
       cp.explanation.find("register tile of " + std::to_string(rows) + " rows x 2 accumulator vector(s)"),
       std::string::npos)

@@ -5,10 +5,12 @@
 // needs no room in L1; A is read once per register tile and streams from L2;
 // only B's k x n panel is reused from L1, by every register tile of the L1
 // tile. So n is the register tile's width, k as long as B's panel fits half
-// of L1 (fewer loads and stores of the accumulators), m a few register tiles.
-// (sg_mmbias 512x768x768 on AVX2: Auto Tiling's 32x32x32 cube, 2 rows x 4
-// vectors, ran at 12.5 ms (min of 250 runs); 48x16x256, 6 rows x 2 vectors,
-// at 8.2-8.5 ms.)
+// of L1 (fewer loads and stores of the accumulators), m as many register
+// tiles as A's rows of the tile fit a quarter of L2, so that B's panel is
+// packed once for all of them. (sg_mmbias 512x768x768 on AVX2: Auto Tiling's
+// 32x32x32 cube, 2 rows x 4 vectors, ran at 12.5 ms (min of 250 runs);
+// 48x16x256, 6 rows x 2 vectors, at 8.2-8.5 ms. 1024^3 on Zen 4 AVX-512,
+// 1 thread: 64x32x128 25.0-25.4 ms, 256x32x128 23.1, 512x32x128 22.7-23.0.)
 #pragma once
 
 #include <cstdint>
@@ -36,9 +38,10 @@ RegisterTileShape preferredRegisterTile(int lanes);
 // contraction with one reduction variable, a vector member along which C and
 // one operand are contiguous and the other operand does not move, and a row
 // member along which that other operand does not move; nothing otherwise.
+// The rows stop at an even share of `cores` so that every core gets tiles.
 // `why` gets the reason for --explain.
 std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, const tile::BandModel& band,
                                                       const RegisterTileShape& shape, int64_t l1Bytes,
-                                                      std::string& why);
+                                                      int64_t l2Bytes, int cores, std::string& why);
 
 }  // namespace tessel::target::cpu
