@@ -51,10 +51,10 @@ int registersNeeded(const Contraction& c, const RegisterTileShape& tile, const V
   Extents first = tile.steps.empty() ? Extents{} : tile.steps.front();
   size_t kept =
       std::min(distinctOffsets(c.lhs, tile, first).size(), distinctOffsets(c.rhs, tile, first).size());
-  return static_cast<int>(tile.accumulators.size() + kept) + streamedRegisters(isa);
+  return static_cast<int>(tile.accumulators.size() + kept) + streamedRegisters(isa, static_cast<int>(kept));
 }
 
-int streamedRegisters(const VectorIsa& isa) { return isa.name == "avx512" ? 0 : 1; }
+int streamedRegisters(const VectorIsa& isa, int uses) { return isa.name == "avx512" && uses <= 1 ? 0 : 1; }
 
 Extents BoundScheme::extentsFrom(size_t first, const Bindings& bindings) const {
   if (first >= scheme.specs.size()) {
@@ -279,12 +279,13 @@ class SchemeChecker {
         fail(at, "the register tile unrolls " + std::to_string(products) +
                      " multiply-adds per step; at most " + std::to_string(kMaxUnrolledProducts));
       int needed = registersNeeded(c_, tile, b_.isa);
+      int kept = needed - static_cast<int>(tile.accumulators.size());
+      int streamed = streamedRegisters(b_.isa, kept);
+      kept -= streamed;
       if (needed > b_.isa.registers)
         fail(at, "the register tile needs " + std::to_string(needed) + " registers (" +
-                     std::to_string(tile.accumulators.size()) + " accumulators, " +
-                     std::to_string(needed - streamedRegisters(b_.isa) -
-                                    static_cast<int>(tile.accumulators.size())) +
-                     " kept operand values" + (streamedRegisters(b_.isa) ? ", 1 streamed); " : "); ") +
+                     std::to_string(tile.accumulators.size()) + " accumulators, " + std::to_string(kept) +
+                     " kept operand values" + (streamed ? ", 1 streamed); " : "); ") +
                      (b_.isa.name.empty() ? std::string("scalar code") : b_.isa.name) + " has " +
                      std::to_string(b_.isa.registers));
     }

@@ -44,8 +44,12 @@ bool keepsLeftOperand(const Contraction& contraction, const RegisterTileShape& t
 // Vector registers one step needs: accumulators, kept values, and one for the
 // streamed value where it cannot be the FMA's memory operand.
 int registersNeeded(const Contraction& contraction, const RegisterTileShape& tile, const VectorIsa& isa);
-// 0 on AVX-512, whose FMA reads a broadcast or a vector from memory; 1 otherwise.
-int streamedRegisters(const VectorIsa& isa);
+// Registers for the streamed operand's value: 0 on AVX-512, whose FMA reads a
+// broadcast or a vector from memory, when the value feeds one FMA; 1 when it
+// feeds several (`uses`: compilers load it once into a register, so a 15 x 2
+// tile of 30 accumulators and 2 kept vectors spilled an accumulator) and on
+// AVX2.
+int streamedRegisters(const VectorIsa& isa, int uses);
 
 // A P_X specifier: operand X is packed right before loop specifier `before`
 // (an index into BoundScheme::scheme.specs, which holds no P).

@@ -68,12 +68,12 @@ MicroKernelTable modelledTable(const microkernel::VectorIsa& isa) {
   MicroKernelTable t;
   t.isa = isa.name;
   t.source = "register model";
-  int streamed = microkernel::streamedRegisters(isa);
   for (const auto& f : microKernelFamilies())
     for (int alpha = 1; alpha <= isa.registers; ++alpha) {
       MicroKernelClass c{f.name, alpha, 0, 0, 1};
       for (int beta = 1; beta <= kMaxBeta; ++beta) {
-        bool fits = alpha * beta + std::min(alpha, beta) + streamed <= isa.registers;
+        int kept = std::min(alpha, beta);
+        bool fits = alpha * beta + kept + microkernel::streamedRegisters(isa, kept) <= isa.registers;
         if (!fits || alpha * beta < kMinIndependentFmas) continue;
         if (c.betaMin == 0) c.betaMin = beta;
         c.betaMax = beta;

@@ -41,9 +41,9 @@ TEST(MicroKernelTable, TheRegisterModelKeepsTilesThatFitAndHideTheFmaLatency) {
   };
   ASSERT_TRUE(find("A", 2));
   EXPECT_EQ(find("A", 2)->betaMin, 4);   // 8 accumulators
-  EXPECT_EQ(find("A", 2)->betaMax, 15);  // 30 + 2 <= 32
-  EXPECT_EQ(find("D", 4)->betaMax, 7);   // 28 + 4
-  EXPECT_EQ(find("A", 31)->betaMax, 1);  // 31 + 1
+  EXPECT_EQ(find("A", 2)->betaMax, 14);  // 28 + 2 + the broadcast <= 32 (15: 30 + 2 + 1 spills)
+  EXPECT_EQ(find("D", 4)->betaMax, 6);   // 24 + 4 + 1
+  EXPECT_EQ(find("A", 31)->betaMax, 1);  // 31 + 1, the broadcast an FMA's memory operand
   EXPECT_FALSE(find("A", 32));
   MicroKernelTable avx2 = modelledTable(microkernel::vectorIsaNamed("avx2"));
   for (const auto& c : avx2.classes) EXPECT_LE(c.alpha * c.betaMax + std::min(c.alpha, c.betaMax) + 1, 16);

@@ -81,9 +81,11 @@ std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, co
 
   int n = band.members(), reduction = -1, vector = -1, row = -1;
   size_t broadcast = 0;  // the operand that does not move along the vector member
+  const std::vector<int64_t>& extents = band.extents();
   for (int m = 0; m < n; ++m) {
     int d = band.statementDim(update->name, m);
-    if (d < 0) continue;
+    // A loop of one iteration is no loop (a 1x1 convolution's kh and kw).
+    if (d < 0 || extents[static_cast<size_t>(m)] == 1) continue;
     if (!movesWith(write, d)) {
       if (reduction >= 0) return std::nullopt;  // several reductions (a convolution's c, kh, kw)
       reduction = m;
@@ -103,7 +105,6 @@ std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, co
   }
   if (row < 0) return std::nullopt;
 
-  const std::vector<int64_t>& extents = band.extents();
   int64_t width = int64_t{shape.lanes} * shape.vectorsPerRow;
   if (extents[static_cast<size_t>(vector)] < shape.lanes) return std::nullopt;
   int64_t depth = kMinPanelDepth;
