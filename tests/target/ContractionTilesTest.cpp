@@ -107,6 +107,24 @@ TEST_P(ContractionTiles, TransposedAndBatchedOperandsAndConvolutions) {
   driver::CompiledProgram cp =
       compile("# sizes: N=1 C=16 H=30 W=30 K=16\n" + std::string(conv), isa, /*check=*/true);
   EXPECT_EQ(cp.explanation.find("contraction S"), std::string::npos) << cp.explanation;
+  // A 1x1 convolution's kh and kw run once: one reduction, the matmul's shape
+  // (the compiler's own code: scheme auto would take it otherwise).
+  const char* pointwise =
+      "def f(float(N, H, W, C) I, float(1, 1, C, K) Wt) -> (O) {\n"
+      "  O(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
+      "}\n";
+  driver::CompileOptions o;
+  o.hardware = machineWith(isa);
+  o.scheme.text = "none";
+  for (auto [shape, shaped] :
+       {std::pair{"# sizes: N=1 H=13 W=7 C=40 K=48\n", true}, {"# sizes: N=2 H=1 W=1 C=1 K=17\n", false}}) {
+    driver::CompiledProgram pw =
+        driver::compile(front::testing::lowerText(shape + std::string(pointwise)), o);
+    EXPECT_TRUE(testing::checkAgainstInterpreter(pw).pass) << shape;
+    if (shaped) {
+      EXPECT_NE(pw.explanation.find("contraction S1: register tiles"), std::string::npos) << pw.explanation;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, ContractionTiles, ::testing::Values("avx512", "avx2"));
