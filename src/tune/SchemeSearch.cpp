@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -174,14 +175,12 @@ class Enumerator {
                      [](const SchemeCandidate& a, const SchemeCandidate& b) {
                        double la = a.model.accumulationLength, lb = b.model.accumulationLength;
                        // Among equally long ones, the cut keeps the least modelled movement.
-                       return la != lb ? la > lb : a.rankCost() < b.rankCost();
+                       return la != lb ? la > lb : rankedBefore(a, b);
                      });
     size_t keep = std::max<size_t>(
         1, static_cast<size_t>(kAccumulationShare * static_cast<double>(candidates_.size())));
     if (candidates_.size() > keep) candidates_.resize(keep);
-    std::stable_sort(
-        candidates_.begin(), candidates_.end(),
-        [](const SchemeCandidate& a, const SchemeCandidate& b) { return a.rankCost() < b.rankCost(); });
+    std::stable_sort(candidates_.begin(), candidates_.end(), rankedBefore);
     return candidates_;
   }
 
@@ -269,6 +268,7 @@ class Enumerator {
                       const std::string& partial) {
     panelOperand_ = vectorOperand(roles);
     panelRowsLong_ = longRows(roles);
+    unrolledOutputStride_ = roles.unrolled.empty() ? 0 : c_.output.stride(roles.unrolled);
     // The register tile, innermost.
     std::string tile;
     for (const auto& w : unrolledWindows) tile += loop("U", 3, w) + ", ";
@@ -453,7 +453,8 @@ class Enumerator {
       bool inPlace = text.find("L_" + panelOperand_ + "(") == std::string::npos &&
                      text.find("P_" + panelOperand_ + ",") == std::string::npos;
       candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_), laneShare_,
-                             fmaShareOfIssue(b), panelRowsLong_ && inPlace ? kStridedPanelPenalty : 1.0, 0});
+                             fmaShareOfIssue(b), panelRowsLong_ && inPlace ? kStridedPanelPenalty : 1.0,
+                             unrolledOutputStride_, 0});
     } catch (const UserError&) {
       // Beyond the register file or not covering: not a candidate.
     }
@@ -469,6 +470,7 @@ class Enumerator {
   double laneShare_ = 1;                     // of the class enumerated: SchemeCandidate::laneShare
   std::string panelOperand_;                 // of the roles enumerated: the vector operand
   bool panelRowsLong_ = false;               // and whether its rows are long (longRows)
+  int64_t unrolledOutputStride_ = 0;         // of the roles enumerated: SchemeCandidate's
   std::vector<SchemeCandidate> candidates_;
 };
 
@@ -569,6 +571,13 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 }  // namespace
+
+bool rankedBefore(const SchemeCandidate& a, const SchemeCandidate& b) {
+  double ca = a.rankCost(), cb = b.rankCost();
+  // Equal up to rounding: the model's symmetric cases (h and w of a window).
+  if (std::abs(ca - cb) > 1e-9 * std::max(ca, cb)) return ca < cb;
+  return a.unrolledOutputStride < b.unrolledOutputStride;
+}
 
 std::vector<SchemeCandidate> rankedSchemes(const Contraction& contraction, const target::Hardware& hardware,
                                            const MicroKernelTable& table, std::string& whyNone,

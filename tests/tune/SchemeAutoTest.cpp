@@ -140,6 +140,23 @@ TEST(SchemeAuto, DumpsPrintOnce) {
   EXPECT_NE(cp.dump.find("microkernel"), std::string::npos) << cp.dump;
 }
 
+// A square NHWC window: tiles down h and tiles along w move the same modelled
+// data; the ranking then prefers the unrolled dimension along which the output
+// is closer together (w: a tile's rows are neighbours, not rows of the image
+// in pages of their own).
+TEST(SchemeAuto, ATieGoesToTheUnrolledDimensionWithTheShorterOutputStride) {
+  target::Hardware host = target::detectHost();
+  if (target::vectorIsa(host).empty()) GTEST_SKIP() << "no vector unit";
+  microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(host));
+  te::Program p = front::testing::lowerText(conv(32, 3, 34, 3, 1));
+  std::string why;
+  std::vector<SchemeCandidate> ranked =
+      rankedSchemes(*microkernel::recognizeContraction(p, 0).contraction, host, modelledTable(isa), why);
+  ASSERT_FALSE(ranked.empty()) << why;
+  EXPECT_EQ(ranked.front().unrolledOutputStride, 32) << ranked.front().scheme;  // w: K apart
+  for (size_t i = 1; i < ranked.size(); ++i) EXPECT_FALSE(rankedBefore(ranked[i], ranked[i - 1]));
+}
+
 // The ranking counts what a scheme wastes: partial vectors' idle lanes,
 // loads beyond one per FMA, and FMA latency too few accumulators leave exposed.
 TEST(SchemeAuto, TheRankingChargesIdleLanesAndExtraLoads) {
