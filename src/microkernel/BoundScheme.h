@@ -41,9 +41,19 @@ std::vector<int64_t> distinctOffsets(const TensorAccess& access, const RegisterT
 // Whether the tile keeps the left operand's values in registers (the operand
 // with fewer distinct values per step) and streams the right one.
 bool keepsLeftOperand(const Contraction& contraction, const RegisterTileShape& tile);
-// Vector registers one step needs: accumulators, kept values, and one for the
-// streamed value where it cannot be the FMA's memory operand.
+// Vector registers the tile needs: accumulators, one step's kept values, the
+// streamed values several unrolled steps share, and one for the streamed
+// value where it cannot be the FMA's memory operand.
 int registersNeeded(const Contraction& contraction, const RegisterTileShape& tile, const VectorIsa& isa);
+struct RegisterNeeds {
+  int accumulators = 0;
+  int kept = 0;            // one step's values of the kept operand
+  int sharedStreamed = 0;  // streamed values read by several unrolled steps
+  int streamed = 0;        // streamedRegisters
+  int total() const { return accumulators + kept + sharedStreamed + streamed; }
+};
+RegisterNeeds registerNeeds(const Contraction& contraction, const RegisterTileShape& tile,
+                            const VectorIsa& isa);
 // Registers for the streamed operand's value: 0 on AVX-512, whose FMA reads a
 // broadcast or a vector from memory, when the value feeds one FMA; 1 when it
 // feeds several (`uses`: compilers load it once into a register, so a 15 x 2

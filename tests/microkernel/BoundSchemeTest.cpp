@@ -230,6 +230,11 @@ TEST(BoundScheme, EveryRuleBrokenIsLocatedAndExplained) {
   has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", U_{17,h}, U_{2,k}, V_k"),
       "the register tile needs 37 registers (34 accumulators, 2 kept operand values, 1 streamed); avx512 has "
       "32");
+  // r unrolled over 17 rows of h: the input rows h + r that several steps read stay in registers.
+  has(bindError(c, "R_n, R_w, R_k, R_c, T_{3,s}, T_{2,h}, U_{3,r}, U_{17,h}, U_{1,k}, V_k"),
+      "the register tile needs 35 registers (17 accumulators, 1 kept operand values, 17 streamed values "
+      "shared by unrolled steps); avx512 has 32");
+  EXPECT_EQ(bindError(c, "R_n, R_w, R_k, R_c, T_{3,s}, T_{2,h}, T_{3,r}, U_{17,h}, U_{1,k}, V_k"), "");
   // One vector wide, each broadcast feeds one multiply-add: its memory operand.
   has(bindError(c, "R_n, R_h, R_w, R_k" + tail + ", U_{34,w}, U_{1,k}, V_k"),
       "the register tile needs 35 registers (34 accumulators, 1 kept operand values); avx512 has 32");

@@ -367,9 +367,9 @@ TEST(GraftMicroKernels, AvxTwoSchemesOfEveryKind) {
   for (const auto& [program, sizes, scheme] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {kMatmul, "M=13 N=16 K=7", "lambda_m a.[(1,6),(1,7)], R_n, R_k, U_{a,m}, U_{1,n}, V_n"},
            {kMatmul, "M=26 N=24 K=7", "R_n, lambda_m a.[(2,6),(2,7)], T_{7,k}, U_{a,m}, U_{1,n}, V_n"},
-           // h = 17 = 2 x 6 + 5; r unrolled 3 times.
+           // h = 17 = 7 x 2 + 3; r unrolled 3 times (rows of h + r shared by two steps stay in registers).
            {nhwc, "N=1 HI=19 WI=9 CI=7 K=16 R=3 S=3",
-            "R_n, lambda_h b.[(2,6),(1,5)], R_w, T_{7,c}, T_{3,s}, U_{3,r}, U_{b,h}, U_{2,k}, V_k"},
+            "R_n, lambda_h b.[(7,2),(1,3)], R_w, T_{7,c}, T_{3,s}, U_{3,r}, U_{b,h}, U_{2,k}, V_k"},
            {nhwc, "N=1 HI=9 WI=7 CI=5 K=40 R=3 S=3",
             "L_Wt(k/16, r, s, c, k%16), R_n, R_k, R_h, T_{5,c}, T_{3,r}, T_{3,s}, U_{5,w}, V_k"},
            {same, "N=2 H=7 W=13 CI=5 K=16 R=3",
