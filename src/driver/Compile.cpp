@@ -295,14 +295,16 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     userError(
         "--schedule and --inline on do not go together: inlining removes statements, so the tree's "
         "statements would not be the program's");
+  // The scheme's decision first in --explain, then the compilation's.
+  auto compileExplained = [&program, &strategy](const CompileOptions& o, const std::string& decided) {
+    CompiledProgram out = compile(program, o, strategy);
+    out.explanation = decided + out.explanation;
+    return out;
+  };
   if (tune::asksForModelChoice(options.scheme.text) || tune::asksForNoScheme(options.scheme.text)) {
     std::string decided;
     CompileOptions chosen = tune::resolveModelChoice(program, options, decided);
-    if (chosen.scheme.text.empty()) {
-      CompiledProgram out = compile(program, chosen, strategy);
-      out.explanation = decided + out.explanation;
-      return out;
-    }
+    if (chosen.scheme.text.empty()) return compileExplained(chosen, decided);
     // The model's scheme may not graft into this program's schedule (a
     // dependence on both sides of the contraction, reads not proven in
     // range): then the compiler's own code, which the user did not opt out
@@ -311,18 +313,15 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     CompileOptions attempt = chosen;
     if (options.dumpSink) attempt.dumpSink = [&dumps](const std::string& text) { dumps.push_back(text); };
     try {
-      CompiledProgram out = compile(program, attempt, strategy);
+      CompiledProgram out = compileExplained(attempt, decided);
       for (const auto& text : dumps) options.dumpSink(text);
-      out.explanation = decided + out.explanation;
       return out;
     } catch (const UserError& e) {
       decided += "scheme auto: the scheme does not graft here (" + e.reason() +
                  "); the compiler's own code instead\n";
     }
     chosen.scheme.text.clear();
-    CompiledProgram out = compile(program, chosen, strategy);
-    out.explanation = decided + out.explanation;
-    return out;
+    return compileExplained(chosen, decided);
   }
   if (tune::asksForSearch(options.scheme.text)) {
     tune::SchemeSearchOptions search;
@@ -330,10 +329,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
     search.threads = options.schemeThreads;
     search.measureMicroKernels = options.schemeClasses == CompileOptions::SchemeClasses::Measure;
     std::string decided;
-    CompiledProgram out =
-        compile(program, tune::resolveSchemeSearch(program, options, search, decided), strategy);
-    out.explanation = decided + out.explanation;
-    return out;
+    CompileOptions chosen = tune::resolveSchemeSearch(program, options, search, decided);
+    return compileExplained(chosen, decided);
   }
   CompiledProgram out;
   out.program = program;
