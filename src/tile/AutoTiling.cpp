@@ -75,6 +75,23 @@ bool keepsParallelism(const BandModel& band, const std::vector<int64_t>& extents
   return 4 * busiest * cores <= 5 * extents[0] || sizes[0] == 1;
 }
 
+// When a target's innermost shape keeps the leading member whole, the next
+// coincident member split into tiles carries the parallel loop: its tiles
+// must share out evenly too (35 rows of a matmul whole, 8457 columns in
+// tiles of 2048: 5 tiles, one core 6144 columns and the other 2313).
+bool sharesTheNextMemberEvenly(const BandModel& band, const std::vector<int64_t>& extents, int cores,
+                               const std::vector<int64_t>& sizes) {
+  for (int m = 1; m < band.members() && band.coincident(m); ++m) {
+    int64_t extent = extents[static_cast<size_t>(m)], size = sizes[static_cast<size_t>(m)];
+    if (size >= extent) continue;
+    int64_t tiles = (extent + size - 1) / size;
+    if (tiles < cores) return true;
+    int64_t busiest = (tiles + cores - 1) / cores * size;
+    return 4 * busiest * cores <= 5 * extent;
+  }
+  return true;
+}
+
 // Greedy growth: doubles the member whose doubling lowers the bytes per
 // instance most, while the data tiles stay within `limit`. Updates `sizes`
 // and `current` (their cost); returns the final bytes per instance.
@@ -128,6 +145,8 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   // partial register tiles, whose vector code is several times slower); the
   // outer levels may then still grow along the other members.
   auto allowed = [&](const std::vector<int64_t>& sizes) {
+    if (innermost && sizes[0] == (*innermost)[0] && sizes[0] >= extents[0])
+      return sharesTheNextMemberEvenly(band, extents, cores, sizes);
     return keepsParallelism(band, extents, cores, sizes) || (innermost && sizes[0] == (*innermost)[0]);
   };
 

@@ -5,6 +5,8 @@
 // leave partial vectors, partial register tiles and partial L1 tiles.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "../front/FrontTestUtil.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
@@ -77,6 +79,18 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   for (auto [m, k, n] :
        {std::tuple{1, 1, 1}, {7, 13, 17}, {13, 300, 40}, {127, 257, 33}, {97, 520, 16}, {50, 600, 2}})
     compile(sizes(m, k, n) + kMatmulBias, isa, /*check=*/true);
+
+  // 35 rows stay whole (the register tiles' rows): the columns' outer tiles carry the parallel
+  // loop and share out evenly too.
+  driver::CompiledProgram wide = compile(sizes(35, 2048, 8457) + kMatmulBias, isa, /*check=*/false);
+  std::smatch outer;
+  std::string text = wide.explanation;
+  if (std::regex_search(text, outer, std::regex(R"(tiles: S_\d: \*, (\d+)@)")) && cores > 1) {
+    int64_t size = std::stoll(outer[1]);
+    int64_t tiles = (8457 + size - 1) / size;
+    int64_t busiest = (tiles + cores - 1) / cores * size;
+    EXPECT_LE(4 * busiest * cores, 5 * 8457) << wide.explanation;
+  }
 }
 
 // A·Bᵀ (B strided along the vector loop: promotion transposes its panel,
