@@ -42,7 +42,10 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
       t.levels.front().name == "L1") {
     target::cpu::RegisterTileShape shape = target::cpu::preferredRegisterTile(isa == "avx512" ? 16 : 8);
     int64_t l1Bytes = t.levels.front().capacityBytes;
-    int64_t l2Bytes = t.levels.size() > 1 && t.levels[1].name == "L2" ? t.levels[1].capacityBytes : 0;
+    // One core's share of L2 (an L2 shared by cores holds their tiles at once).
+    int64_t l2Bytes = t.levels.size() > 1 && t.levels[1].name == "L2"
+                          ? t.levels[1].capacityBytes / std::max(1, std::min(t.levels[1].sharedBy, t.cores))
+                          : 0;
     int cores = c.hardware.cores;
     const poly::Scop& scop = c.scop;
     t.innermostTile = [&scop, shape, l1Bytes, l2Bytes, cores](const tile::BandModel& band, std::string& why) {

@@ -5,7 +5,7 @@ namespace tessel::microkernel {
 namespace {
 
 DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& levels,
-                         const Bindings& bindings, bool laidOutOutputCopiedBack) {
+                         const Bindings& bindings) {
   const Contraction& c = *b.contraction;
   size_t positions = b.registerTileStart;  // loop levels 0..positions-1, then the register tile
   std::vector<Extents> extents;
@@ -49,8 +49,7 @@ DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& le
       volume += o.weight * footprintElements(*o.access, extents[fit]) * elementBytes * fetches;
     }
     // An output written laid out is copied back whole on every call: read and written once more.
-    if (b.outputLaidOut() && laidOutOutputCopiedBack)
-      volume += 2 * static_cast<double>(c.output.elements()) * elementBytes;
+    if (b.outputLaidOut()) volume += 2 * static_cast<double>(c.output.elements()) * elementBytes;
     m.bytesPerLevel.push_back(volume);
     m.cost += volume * level.costPerByte;
   }
@@ -64,15 +63,14 @@ DataMovement estimateFor(const BoundScheme& b, const std::vector<CacheLevel>& le
 
 }  // namespace
 
-DataMovement estimateDataMovement(const BoundScheme& scheme, const std::vector<CacheLevel>& levels,
-                                  bool laidOutOutputCopiedBack) {
+DataMovement estimateDataMovement(const BoundScheme& scheme, const std::vector<CacheLevel>& levels) {
   std::vector<Bindings> all = scheme.allBindings();
   DataMovement total;
   total.bytesPerLevel.assign(levels.size(), 0);
   total.accumulationLength = 0;
   // Each binding runs part of the domain; averaged with equal weights.
   for (const auto& bindings : all) {
-    DataMovement m = estimateFor(scheme, levels, bindings, laidOutOutputCopiedBack);
+    DataMovement m = estimateFor(scheme, levels, bindings);
     for (size_t l = 0; l < levels.size(); ++l)
       total.bytesPerLevel[l] += m.bytesPerLevel[l] / static_cast<double>(all.size());
     total.cost += m.cost / static_cast<double>(all.size());

@@ -5,8 +5,7 @@
 // footprint there, fetched again on every iteration of the loops above it
 // from the innermost one that moves the tensor outwards (loops in between
 // reuse it). The output counts twice (read and written back), and twice more
-// when the kernel writes it laid out and copies it back (not when an epilogue
-// takes each tile from the registers to the program's output).
+// when the kernel writes it laid out (the copy back).
 #pragma once
 
 #include <string>
@@ -30,7 +29,6 @@ struct DataMovement {
   double accumulationLength = 1;
 };
 
-DataMovement estimateDataMovement(const BoundScheme& scheme, const std::vector<CacheLevel>& levels,
-                                  bool laidOutOutputCopiedBack = true);
+DataMovement estimateDataMovement(const BoundScheme& scheme, const std::vector<CacheLevel>& levels);
 
 }  // namespace tessel::microkernel

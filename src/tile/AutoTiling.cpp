@@ -85,7 +85,7 @@ bool sharesTheNextMemberEvenly(const BandModel& band, const std::vector<int64_t>
     int64_t extent = extents[static_cast<size_t>(m)], size = sizes[static_cast<size_t>(m)];
     if (size >= extent) continue;
     int64_t tiles = (extent + size - 1) / size;
-    if (tiles < cores) return true;
+    if (tiles < cores) return extent < cores;
     int64_t busiest = (tiles + cores - 1) / cores * size;
     return 4 * busiest * cores <= 5 * extent;
   }

@@ -72,6 +72,8 @@ MicroKernelTable modelledTable(const microkernel::VectorIsa& isa) {
     for (int alpha = 1; alpha <= isa.registers; ++alpha) {
       MicroKernelClass c{f.name, alpha, 0, 0, 1};
       for (int beta = 1; beta <= kMaxBeta; ++beta) {
+        // Window families' shared streamed values (BoundScheme's registerNeeds)
+        // are not counted here: binding a scheme rejects the tiles they overflow.
         int kept = std::min(alpha, beta);
         bool fits = alpha * beta + kept + microkernel::streamedRegisters(isa, kept) <= isa.registers;
         if (!fits || alpha * beta < kMinIndependentFmas) continue;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cmath>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -11,7 +10,6 @@
 
 #include "backend/CEmitter.h"
 #include "microkernel/Composition.h"
-#include "microkernel/Epilogue.h"
 #include "microkernel/SchemeCodegen.h"
 #include "runtime/CCompiler.h"
 #include "runtime/Hash.h"
@@ -125,12 +123,8 @@ struct Roles {
 class Enumerator {
  public:
   Enumerator(const Contraction& c, const MicroKernelTable& table, const microkernel::VectorIsa& isa,
-             std::vector<microkernel::CacheLevel> levels, bool epilogueWritesOutput)
-      : c_(c),
-        table_(table),
-        isa_(isa),
-        levels_(std::move(levels)),
-        epilogueWritesOutput_(epilogueWritesOutput) {}
+             std::vector<microkernel::CacheLevel> levels)
+      : c_(c), table_(table), isa_(isa), levels_(std::move(levels)) {}
 
   std::vector<SchemeCandidate> run(std::string& whyNone) {
     std::vector<std::string> vectorDims = c_.vectorizableDims(isa_.lanes);
@@ -457,10 +451,9 @@ class Enumerator {
       // kilobyte or more apart: see kStridedPanelPenalty.
       bool inPlace = text.find("L_" + panelOperand_ + "(") == std::string::npos &&
                      text.find("P_" + panelOperand_ + ",") == std::string::npos;
-      candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_, !epilogueWritesOutput_),
-                             laneShare_, fmaShareOfIssue(b),
-                             panelRowsLong_ && inPlace ? kStridedPanelPenalty : 1.0, unrolledOutputStride_,
-                             0});
+      candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_), laneShare_,
+                             fmaShareOfIssue(b), panelRowsLong_ && inPlace ? kStridedPanelPenalty : 1.0,
+                             unrolledOutputStride_, 0});
     } catch (const UserError&) {
       // Beyond the register file or not covering: not a candidate.
     }
@@ -470,7 +463,6 @@ class Enumerator {
   const MicroKernelTable& table_;
   microkernel::VectorIsa isa_;
   std::vector<microkernel::CacheLevel> levels_;
-  bool epilogueWritesOutput_;  // no laid-out output is copied back (rankedSchemes)
   std::set<std::string> seen_;
   std::set<std::string> layoutToVectorize_;  // vector dimensions that need an operand laid out
   std::string outputLayout_;                 // the output's L specifier for the vector dimension enumerated
@@ -580,40 +572,31 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 bool rankedBefore(const SchemeCandidate& a, const SchemeCandidate& b) {
-  double ca = a.rankCost(), cb = b.rankCost();
-  // Equal up to rounding: the model's symmetric cases (h and w of a window).
-  if (std::abs(ca - cb) > 1e-9 * std::max(ca, cb)) return ca < cb;
-  return a.unrolledOutputStride < b.unrolledOutputStride;
+  // Costs equal in single precision tie (the model's symmetric cases, h and w
+  // of a window, differ only by rounding); a key per candidate keeps the
+  // order a strict weak one, as the sort needs.
+  auto key = [](const SchemeCandidate& c) {
+    return std::pair(static_cast<float>(c.rankCost()), c.unrolledOutputStride);
+  };
+  return key(a) < key(b);
 }
-
-namespace {
-
-// Whether an epilogue will take the contraction's tiles from the registers to
-// the program's output (microkernel/Epilogue.h): then a laid-out output is
-// never copied back (add_conv_relu_56 vectorized along k, its output laid out
-// NHWC: 20.7 ms, ranked below w vectors at 23.8 ms while charged a copy back).
-bool writesThroughEpilogue(const te::Program& program, const Contraction& contraction) {
-  return microkernel::recognizeEpilogue(program, contraction).epilogue.has_value();
-}
-
-}  // namespace
 
 std::vector<SchemeCandidate> rankedSchemes(const Contraction& contraction, const target::Hardware& hardware,
                                            const MicroKernelTable& table, std::string& whyNone,
-                                           std::string* classesUsed, bool epilogueWritesOutput) {
+                                           std::string* classesUsed) {
   microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(hardware));
   if (isa.name.empty()) {
     whyNone = "this machine has neither AVX-512 nor AVX2 with FMA";
     return {};
   }
   std::vector<SchemeCandidate> ranked =
-      Enumerator(contraction, table, isa, cacheLevels(hardware), epilogueWritesOutput).run(whyNone);
+      Enumerator(contraction, table, isa, cacheLevels(hardware)).run(whyNone);
   std::string used = table.source + " classes";
   for (double share : kWiderClassShares) {
     if (!ranked.empty() || table.kernels.empty()) break;
     MicroKernelTable wider = table;
     wider.classes = classesFrom(table.kernels, share);
-    ranked = Enumerator(contraction, wider, isa, cacheLevels(hardware), epilogueWritesOutput).run(whyNone);
+    ranked = Enumerator(contraction, wider, isa, cacheLevels(hardware)).run(whyNone);
     used = share > 0 ? table.source + " kernels within " + std::to_string(static_cast<int>(share * 100)) +
                            "% of their family's best (the classes within 85% cover none of its extents)"
                      : "every " + table.source + " kernel (the classes within 85% cover none of its extents)";
@@ -694,8 +677,7 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
   }
   auto started = std::chrono::steady_clock::now();
   std::string classesUsed;
-  std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why, &classesUsed,
-                                                      writesThroughEpilogue(program, contraction));
+  std::vector<SchemeCandidate> ranked = rankedSchemes(contraction, host, table, result.why, &classesUsed);
   result.enumerated = ranked.size();
   preferParallel(ranked, contraction, host, search.threads > 0 ? search.threads : host.cores);
   driver::CompileOptions base = options;
@@ -762,8 +744,7 @@ driver::CompileOptions resolveModelChoice(const te::Program& program, driver::Co
   target::Hardware host = options.hardware ? *options.hardware : target::detectHost();
   MicroKernelTable table = loadTable(host);
   std::string classesUsed;
-  std::vector<SchemeCandidate> ranked = rankedSchemes(*contraction, host, table, why, &classesUsed,
-                                                      writesThroughEpilogue(program, *contraction));
+  std::vector<SchemeCandidate> ranked = rankedSchemes(*contraction, host, table, why, &classesUsed);
   if (ranked.empty()) {
     explain += prefix + "no scheme (" + why + ")\n";
     return options;

@@ -55,13 +55,10 @@ bool rankedBefore(const SchemeCandidate& a, const SchemeCandidate& b);
 // dimension can be vectorized or no class fits. A measured table's classes
 // may cover none of an awkward extent (7 rows from classes of 5 and 6 rows):
 // then the measured kernels within a lower share of their family's best
-// make the classes; `classesUsed`, if given, says which. With
-// `epilogueWritesOutput` (an epilogue writes the program's output from the
-// tiles), a laid-out output costs no copy back.
+// make the classes; `classesUsed`, if given, says which.
 std::vector<SchemeCandidate> rankedSchemes(const microkernel::Contraction& contraction,
                                            const target::Hardware& hardware, const MicroKernelTable& table,
-                                           std::string& whyNone, std::string* classesUsed = nullptr,
-                                           bool epilogueWritesOutput = false);
+                                           std::string& whyNone, std::string* classesUsed = nullptr);
 
 // The micro-kernel families a contraction's schemes can use: A, and those
 // unrolling its window loops of extent 3 (B and C with one, D with two).

@@ -50,18 +50,5 @@ TEST(DataMovementModel, WhatFitsMovesOnceAndBlockingMovesLess) {
   EXPECT_DOUBLE_EQ(composed.bytesPerLevel[0], all.bytesPerLevel[0]);
 }
 
-// An output written laid out is copied back (read and written once more),
-// unless an epilogue takes each tile from the registers to the program's output.
-TEST(DataMovementModel, ALaidOutOutputCostsACopyBackUnlessAnEpilogueWritesIt) {
-  Contraction c = contractionOf(
-      "# sizes: M=64 N=256 K=512\n"
-      "def mm(float(M, K) A, float(K, N) B) -> (C) {\n  C(n, m) +=! A(m, k) * B(k, n)\n}\n");
-  std::vector<CacheLevel> huge = {{"L1", 1e9, 1}};
-  BoundScheme laidOut = bound(c, "L_C(m, n), R_m, R_n, T_{512,k}, U_{4,m}, U_{1,n}, V_n");
-  DataMovement copied = estimateDataMovement(laidOut, huge);
-  DataMovement epilogue = estimateDataMovement(laidOut, huge, /*laidOutOutputCopiedBack=*/false);
-  EXPECT_DOUBLE_EQ(copied.bytesPerLevel[0] - epilogue.bytesPerLevel[0], 2 * 4.0 * 64 * 256);
-}
-
 }  // namespace
 }  // namespace tessel::microkernel

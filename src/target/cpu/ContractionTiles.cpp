@@ -25,7 +25,7 @@ constexpr int64_t kL2ShareForA = 4;
 constexpr int64_t kMinPanelDepth = 16;
 
 // The rows of the L1 tile: as tall as A's rows fit a share of L2 (B's panel
-// packed once for all of them), with the fewest rows left to a partial tile
+// packed once for all of them), with the fewest register tiles left to a partial tile
 // (the C code of a partial row tile is not register-tiled: 5124 rows in tiles
 // of 432 left 372 to it, 271 ms against 164), then the tallest; the full tiles
 // a multiple of the cores where each core can get one of the short height.

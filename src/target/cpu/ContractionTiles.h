@@ -38,7 +38,9 @@ RegisterTileShape preferredRegisterTile(int lanes);
 // contraction with one reduction variable, a vector member along which C and
 // one operand are contiguous and the other operand does not move, and a row
 // member along which that other operand does not move; nothing otherwise.
-// The rows stop at an even share of `cores` so that every core gets tiles.
+// The rows are as few tiles as a quarter of L2 allows, their full tiles a
+// multiple of `cores` where each core can get one of 8 register tiles (see
+// rowHeight in the .cpp).
 // `why` gets the reason for --explain.
 std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, const tile::BandModel& band,
                                                       const RegisterTileShape& shape, int64_t l1Bytes,
