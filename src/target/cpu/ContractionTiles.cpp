@@ -33,12 +33,13 @@ int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int 
   int64_t shortest = int64_t{rows} * kRegisterTilesWithoutL2;
   int64_t tallest = shortest;
   if (l2Bytes > 0) tallest = std::max(tallest, l2Bytes / kL2ShareForA / (depth * 4) / rows * rows);
-  if (extent <= tallest && extent < int64_t{std::max(cores, 1)} * shortest) return extent;
+  int64_t share = std::max(cores, 1);
+  if (extent <= tallest && extent < share * shortest) return extent;
   auto partialRegisterTiles = [&](int64_t h) { return (extent % h + rows - 1) / rows; };
   for (bool evenly : {true, false}) {
     int64_t best = 0;
     for (int64_t h = std::min(tallest, extent) / rows * rows; h >= shortest; h -= rows) {
-      if (evenly && (extent / h) % std::max(cores, 1) != 0) continue;
+      if (evenly && (extent / h) % share != 0) continue;
       if (best == 0 || partialRegisterTiles(h) < partialRegisterTiles(best)) best = h;
     }
     if (best > 0) return best;
