@@ -426,7 +426,7 @@ class TileFusion {
     bool known = true;
     slice.executions.range().foreach_set([&](isl::set statement) {
       isl::union_map written = toStatement(slice.executions, statement).apply_range(scop_.writes);
-      std::optional<std::vector<int64_t>> box = target::boxSizes(written);
+      std::optional<std::vector<int64_t>> box = target::spanSizes(written);
       const poly::Statement& writer =
           scop_.statement(isl::manage(isl_set_get_tuple_id(statement.get())).name());
       const std::string& tensor = scop_.program->stages[static_cast<size_t>(writer.stage)].output;
@@ -457,7 +457,7 @@ class TileFusion {
     bool known = true;
     slice.executions.range().foreach_set([&](isl::set statement) {
       isl::union_map perTile = toStatement(slice.executions, statement);
-      std::optional<std::vector<int64_t>> one = target::boxSizes(perTile);
+      std::optional<std::vector<int64_t>> one = target::spanSizes(perTile);
       std::optional<double> all = boxCount(statement);
       if (!one || !all) {
         known = false;

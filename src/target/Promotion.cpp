@@ -56,6 +56,21 @@ std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation) {
   return out;
 }
 
+std::optional<std::vector<int64_t>> spanSizes(const isl::union_map& relation) {
+  if (auto box = boxSizes(relation)) return box;
+  isl::map map = relation.as_map();
+  const auto n = static_cast<unsigned>(isl_map_dim(map.get(), isl_dim_out));
+  std::vector<int64_t> sizes;
+  for (unsigned d = 0; d < n; ++d) {
+    isl::map one = isl::manage(isl_map_project_out(
+        isl_map_project_out(map.copy(), isl_dim_out, d + 1, n - d - 1), isl_dim_out, 0, d));
+    isl::val widest = one.reverse().apply_range(one).deltas().dim_max_val(0);
+    if (!widest.is_int()) return std::nullopt;
+    sizes.push_back(widest.get_num_si() + 1);
+  }
+  return sizes;
+}
+
 int64_t product(const std::vector<int64_t>& sizes) {
   int64_t p = 1;
   for (int64_t x : sizes) p *= x;

@@ -69,6 +69,11 @@ void collectReads(const te::Expr& e, const std::string& tensor, std::vector<cons
 
 // Sizes of isl's simple fixed box over the range of `relation` (one space), if it finds one.
 std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation);
+// Sizes of a box that holds the range of every domain point of `relation`
+// (one space): isl's fixed box where it finds one, else the largest span of
+// each range dimension over one image (a slice several readers need through
+// floor divisions, as a pyramid's levels, whose offsets are then piecewise).
+std::optional<std::vector<int64_t>> spanSizes(const isl::union_map& relation);
 int64_t product(const std::vector<int64_t>& sizes);
 std::string boxText(const std::vector<int64_t>& box);  // "3x127"
 

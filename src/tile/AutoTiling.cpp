@@ -135,7 +135,7 @@ std::string sizesText(const std::vector<int64_t>& sizes) {
 }
 
 AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores,
-                          const std::vector<int64_t>* innermost) {
+                          const std::vector<int64_t>* innermost, bool leadingMayStayWhole) {
   AutoTilingResult result;
   std::ostringstream why;
   int n = band.members();
@@ -147,6 +147,9 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   auto allowed = [&](const std::vector<int64_t>& sizes) {
     if (innermost && sizes[0] == (*innermost)[0] && sizes[0] >= extents[0])
       return sharesTheNextMemberEvenly(band, extents, cores, sizes);
+    if (leadingMayStayWhole && sizes[0] >= extents[0] && n >= 2 && band.coincident(1) &&
+        sharesTheNextMemberEvenly(band, extents, cores, sizes))
+      return true;
     return keepsParallelism(band, extents, cores, sizes) || (innermost && sizes[0] == (*innermost)[0]);
   };
 

@@ -43,8 +43,10 @@ std::string sizesText(const std::vector<int64_t>& sizes);
 
 // `innermost`, when given, fixes the first level's sizes (a target's register
 // tiles want that shape); the outer levels grow from it as usual.
+// `leadingMayStayWhole`: tiles may keep the leading member whole when the
+// next one, coincident, shares out evenly between the cores instead.
 AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores,
-                          const std::vector<int64_t>* innermost = nullptr);
+                          const std::vector<int64_t>* innermost = nullptr, bool leadingMayStayWhole = false);
 
 // What fusionTile knows of the producers basteln will recompute in the tiles.
 struct FusionSlices {

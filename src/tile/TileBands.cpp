@@ -209,6 +209,10 @@ class Tiler {
 
     std::vector<LevelSizes> levels;
     bool forFusion = false;
+    // Producers basteln may recompute in this band's tiles.
+    const std::set<std::string> producerArrays = options_.fusionTiles && band.member_get_coincident(0)
+                                                     ? sliceableProducersArrays(band)
+                                                     : std::set<std::string>{};
     std::optional<std::vector<LevelSizes>> fromPolicy =
         sizesFromPolicy(model, scop_, options_.policy, options_.levels);
     if (fromPolicy) {
@@ -221,21 +225,41 @@ class Tiler {
       std::string shapeWhy;
       std::optional<std::vector<int64_t>> innermost;
       if (options_.innermostTile) innermost = options_.innermostTile(model, shapeWhy);
-      AutoTilingResult r =
-          autoTile(model, options_.levels, options_.cores, innermost ? &*innermost : nullptr);
+      // Every tile recomputes what the producers' slices read in common (a
+      // pyramid's alpha channel, which all its channels read): tiles split
+      // along another parallel member rather than repeat it.
+      AutoTilingResult r = autoTile(model, options_.levels, options_.cores, innermost ? &*innermost : nullptr,
+                                    !producerArrays.empty());
       os << "  Auto Tiling:\n" << shapeWhy << r.why;
       levels = r.levels;
     } else {
       os << "  not tiled (" << (model.members() < 2 ? "a single loop has no reuse to gain" : "tiling is off")
          << ")\n";
     }
+    // basteln recomputes producers in the outermost tiles: tiles of a cache
+    // larger than the fusion level would leave their slices there (the
+    // interpolate pyramid's output under whole-height L3 tiles: 1 MiB slices
+    // per tile, none fused), so the outermost tiles are the fusion level's.
+    if (!levels.empty() && !fromPolicy && !producerArrays.empty()) {
+      const int64_t fusionBytes = fusionLevel().capacityBytes;
+      auto coarser = [&](const LevelSizes& l) {
+        auto cache = std::find_if(options_.levels.begin(), options_.levels.end(),
+                                  [&](const CacheLevel& c) { return c.name == l.level; });
+        return cache != options_.levels.end() && cache->capacityBytes > fusionBytes;
+      };
+      size_t kept =
+          static_cast<size_t>(std::find_if_not(levels.begin(), levels.end(), coarser) - levels.begin());
+      if (kept > 0 && kept < levels.size()) {
+        os << "  tiles above " << levels[kept].level << " dropped: producers recomputed in "
+           << levels[kept].level << " tiles stay in that cache\n";
+        levels.erase(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>(kept));
+      }
+    }
     // A policy that covers the band decides alone, even to leave it untiled;
     // so do bands below that Auto Tiling may tile (nothing inside tiles is
     // tiled again).
-    std::set<std::string> producerArrays;
-    if (levels.empty() && !fromPolicy && options_.autoTiling && options_.fusionTiles &&
-        !options_.levels.empty() && band.member_get_coincident(0) && !hasBandBelow(band.child(0)) &&
-        !(producerArrays = sliceableProducersArrays(band)).empty()) {
+    if (levels.empty() && !fromPolicy && options_.autoTiling && !options_.levels.empty() &&
+        !hasBandBelow(band.child(0)) && !producerArrays.empty()) {
       const CacheLevel& level = fusionLevel();
       AutoTilingResult r = fusionTile(model, level, options_.cores,
                                       static_cast<double>(level.capacityBytes) * kFusionTileShare,

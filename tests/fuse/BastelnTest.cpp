@@ -454,6 +454,40 @@ TEST(Basteln, UntiledConsumerRecomputesProducersAtItsOuterLoop) {
   }
 }
 
+// The interpolate pyramid (bench/programs/interpolate.tc) with a 32 MiB L3:
+// the output's tiles stop at the L2 level, where its producers' slices stay
+// in the cache (whole-height L3 tiles left them 1 MiB each, none fused), and
+// keep the four channels whole, split along the rows instead: every channel
+// reads the alpha channel's slice of each level, which tiles of two channels
+// each recomputed (57% of the first level's executions). The slices that
+// floor divisions of several readers make have no fixed box: their buffers
+// are sized by their widest span and placed at their least elements.
+TEST(Basteln, PyramidOutputTilesKeepTheChannelsTheLevelsShare) {
+  std::string tc = testing::readText(testing::sourcePath("bench/programs/interpolate.tc"));
+  tc = tc.substr(tc.find('\n') + 1);  // its own sizes line
+  driver::CompileOptions o;
+  o.fusion = driver::Fusion::Basteln;
+  o.hardware = fixedCaches();
+  target::MemoryLevel l3;
+  l3.name = "L3";
+  l3.capacityBytes = 32 << 20;
+  l3.sharedBy = 2;
+  l3.source = "configured";
+  o.hardware->memory.insert(o.hardware->memory.end() - 1, l3);
+  for (auto [h, w] : {std::array{1031, 997}, {1024, 1024}}) {
+    CheckedProgram c =
+        compileAndCheck("# sizes: C=4 H=" + std::to_string(h) + " W=" + std::to_string(w) + "\n" + tc, o);
+    std::string shape = std::to_string(h) + "x" + std::to_string(w);
+    EXPECT_TRUE(c.check.pass) << shape << "\n" << c.check.failures;
+    EXPECT_TRUE(c.has("tiles above L2 dropped")) << shape << "\n" << c.program.explanation;
+    EXPECT_TRUE(c.has("tiles: S_8: *, ")) << shape << "\n" << c.program.explanation;
+    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S9 S8 (a 4x")) << shape << "\n"
+                                                                             << c.program.explanation;
+    EXPECT_TRUE(c.has("contraction: D0x (4x" + std::to_string(h) + "x")) << c.program.explanation;
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "D0x") << c.program.explanation;
+  }
+}
+
 // Harris: a tile needs the derivatives' slice as a union with a disjunct per
 // read of each product. Kept so, isl split every row of the copy into loop
 // pieces under an `if` and the copy ran scalar (3x slower); merged into one

@@ -332,7 +332,9 @@ class Contractor {
     iterations.foreach_map([&](isl::map m) { outerLoops = outerLoops || m.range_tuple_dim() > 0; });
     if (!outerLoops || !t.accessors.is_subset(iterations.domain())) return std::nullopt;
     if (!t.flow.apply_range(iterations).is_subset(iterations)) return std::nullopt;
-    std::optional<std::vector<int64_t>> sizes = boxSizes(iterations.reverse().apply_range(t.accesses));
+    // The code generator places a box isl cannot fix at the least
+    // elements of each iteration's footprint.
+    std::optional<std::vector<int64_t>> sizes = spanSizes(iterations.reverse().apply_range(t.accesses));
     if (!sizes || product(*sizes) * te::dtypeBytes(t.decl->dtype) > kMaxSiteBytes) return std::nullopt;
     return sizes;
   }
