@@ -371,7 +371,7 @@ class TileFusion {
       }
       Slice slice{j, domain, need, 1.0, "?"};
       if (!estimateRedundancy(slice) && options_.redundancyLimit < 1) {
-        refuse("its recomputation cannot be estimated (no fixed-size slice per tile)");
+        refuse("its recomputation cannot be estimated (no bounded slice per tile)");
         continue;
       }
       if (slice.redundancy > options_.redundancyLimit) {
@@ -420,7 +420,8 @@ class TileFusion {
 
   // Bytes one tile's slice writes, each tensor counted once (a reduction's
   // init and update write the same elements), from the boxes of the
-  // elements; nullopt when isl finds no fixed-size box.
+  // elements (their widest spans where isl finds no fixed-size box); nullopt
+  // when a span is unbounded.
   std::optional<int64_t> sliceBytes(const Slice& slice) const {
     std::map<std::string, int64_t> perTensor;
     bool known = true;
@@ -445,8 +446,9 @@ class TileFusion {
   }
 
   // 1 - instances / executions, from the boxes of one tile's slice and of
-  // all the instances (exact for rectangular domains and full tiles); false
-  // when isl finds no fixed-size box.
+  // all the instances (exact for rectangular domains, full tiles and slices
+  // with a fixed box; an upper bound where a slice's box comes from its
+  // widest spans); false when a span is unbounded.
   bool estimateRedundancy(Slice& slice) const {
     // Tiles are counted one by one: their coordinates step by the tile size,
     // which a box does not see.

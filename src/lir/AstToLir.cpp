@@ -127,8 +127,7 @@ std::optional<std::vector<isl::pw_aff>> leastElements(const isl::map& footprint,
   std::vector<isl::pw_aff> starts;
   auto dims = static_cast<unsigned>(box.size());
   for (unsigned d = 0; d < dims; ++d) {
-    isl_map* along = isl_map_project_out(footprint.copy(), isl_dim_out, d + 1, dims - d - 1);
-    along = isl_map_project_out(along, isl_dim_out, 0, d);
+    isl_map* along = target::alongRangeDimension(footprint, d).release();
     isl::pw_aff least = isl::manage(isl_map_dim_min(isl_map_copy(along), 0));
     // least -> element, over every tile; their differences bound the span.
     isl_map* fromLeast = isl_map_apply_domain(along, isl_map_from_pw_aff(least.copy()));

@@ -56,14 +56,19 @@ std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation) {
   return out;
 }
 
+isl::map alongRangeDimension(const isl::map& relation, unsigned d) {
+  const auto n = static_cast<unsigned>(relation.range_tuple_dim());
+  isl_map* along = isl_map_project_out(relation.copy(), isl_dim_out, d + 1, n - d - 1);
+  return isl::manage(isl_map_project_out(along, isl_dim_out, 0, d));
+}
+
 std::optional<std::vector<int64_t>> spanSizes(const isl::union_map& relation) {
   if (auto box = boxSizes(relation)) return box;
   isl::map map = relation.as_map();
-  const auto n = static_cast<unsigned>(isl_map_dim(map.get(), isl_dim_out));
+  const auto n = static_cast<unsigned>(map.range_tuple_dim());
   std::vector<int64_t> sizes;
   for (unsigned d = 0; d < n; ++d) {
-    isl::map one = isl::manage(isl_map_project_out(
-        isl_map_project_out(map.copy(), isl_dim_out, d + 1, n - d - 1), isl_dim_out, 0, d));
+    isl::map one = alongRangeDimension(map, d);
     isl::val widest = one.reverse().apply_range(one).deltas().dim_max_val(0);
     if (!widest.is_int()) return std::nullopt;
     sizes.push_back(widest.get_num_si() + 1);

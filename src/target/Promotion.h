@@ -72,8 +72,12 @@ std::optional<std::vector<int64_t>> boxSizes(const isl::union_map& relation);
 // Sizes of a box that holds the range of every domain point of `relation`
 // (one space): isl's fixed box where it finds one, else the largest span of
 // each range dimension over one image (a slice several readers need through
-// floor divisions, as a pyramid's levels, whose offsets are then piecewise).
+// floor divisions, as a pyramid's levels). Such a box has no affine offset:
+// it serves estimates and contracted buffers, which the code generator
+// places at each iteration's least elements, not copies (promotion).
 std::optional<std::vector<int64_t>> spanSizes(const isl::union_map& relation);
+// `relation` with its range projected onto dimension `d` alone.
+isl::map alongRangeDimension(const isl::map& relation, unsigned d);
 int64_t product(const std::vector<int64_t>& sizes);
 std::string boxText(const std::vector<int64_t>& box);  // "3x127"
 

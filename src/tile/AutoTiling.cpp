@@ -75,10 +75,11 @@ bool keepsParallelism(const BandModel& band, const std::vector<int64_t>& extents
   return 4 * busiest * cores <= 5 * extents[0] || sizes[0] == 1;
 }
 
-// When a target's innermost shape keeps the leading member whole, the next
-// coincident member split into tiles carries the parallel loop: its tiles
-// must share out evenly too (35 rows of a matmul whole, 8457 columns in
-// tiles of 2048: 5 tiles, one core 6144 columns and the other 2313).
+// When the tiles keep the leading member whole (a target's innermost shape,
+// or a fusion consumer's choice), the next coincident member split into
+// tiles carries the parallel loop: its tiles must share out evenly too (35
+// rows of a matmul whole, 8457 columns in tiles of 2048: 5 tiles, one core
+// 6144 columns and the other 2313). True also when no such member is split.
 bool sharesTheNextMemberEvenly(const BandModel& band, const std::vector<int64_t>& extents, int cores,
                                const std::vector<int64_t>& sizes) {
   for (int m = 1; m < band.members() && band.coincident(m); ++m) {
@@ -90,6 +91,18 @@ bool sharesTheNextMemberEvenly(const BandModel& band, const std::vector<int64_t>
     return 4 * busiest * cores <= 5 * extent;
   }
   return true;
+}
+
+// Whether a coincident member after the leading one (the loops a parallel
+// loop may run over, all coincident from the leading one on) is split into
+// at least one tile per core.
+bool splitsForTheCores(const BandModel& band, const std::vector<int64_t>& extents, int cores,
+                       const std::vector<int64_t>& sizes) {
+  for (int m = 1; m < band.members() && band.coincident(m); ++m) {
+    int64_t extent = extents[static_cast<size_t>(m)], size = sizes[static_cast<size_t>(m)];
+    if (size < extent) return (extent + size - 1) / size >= cores;
+  }
+  return false;
 }
 
 // Greedy growth: doubles the member whose doubling lowers the bytes per
@@ -147,7 +160,7 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   auto allowed = [&](const std::vector<int64_t>& sizes) {
     if (innermost && sizes[0] == (*innermost)[0] && sizes[0] >= extents[0])
       return sharesTheNextMemberEvenly(band, extents, cores, sizes);
-    if (leadingMayStayWhole && sizes[0] >= extents[0] && n >= 2 && band.coincident(1) &&
+    if (leadingMayStayWhole && sizes[0] >= extents[0] && splitsForTheCores(band, extents, cores, sizes) &&
         sharesTheNextMemberEvenly(band, extents, cores, sizes))
       return true;
     return keepsParallelism(band, extents, cores, sizes) || (innermost && sizes[0] == (*innermost)[0]);

@@ -37,14 +37,16 @@ struct AutoTilingResult {
 
 // `levels` are the caches, fastest first. The outermost chosen level keeps at
 // least `cores` tiles along a leading coincident member when the band has that
-// many iterations there, so parallel loops keep their parallelism.
+// many iterations there (or along the next one, see below), so parallel loops
+// keep their parallelism.
 // "64x32x32": tile sizes or extents, one per band member, for explanations.
 std::string sizesText(const std::vector<int64_t>& sizes);
 
 // `innermost`, when given, fixes the first level's sizes (a target's register
 // tiles want that shape); the outer levels grow from it as usual.
 // `leadingMayStayWhole`: tiles may keep the leading member whole when the
-// next one, coincident, shares out evenly between the cores instead.
+// next split member, coincident, gives each core tiles and shares out evenly
+// instead; the cost model then chooses between the shapes.
 AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& levels, int cores,
                           const std::vector<int64_t>* innermost = nullptr, bool leadingMayStayWhole = false);
 

@@ -209,12 +209,13 @@ class Tiler {
 
     std::vector<LevelSizes> levels;
     bool forFusion = false;
-    // Producers basteln may recompute in this band's tiles.
-    const std::set<std::string> producerArrays = options_.fusionTiles && band.member_get_coincident(0)
-                                                     ? sliceableProducersArrays(band)
-                                                     : std::set<std::string>{};
     std::optional<std::vector<LevelSizes>> fromPolicy =
         sizesFromPolicy(model, scop_, options_.policy, options_.levels);
+    // Producers basteln may recompute in the tiles Auto Tiling gives the band.
+    const std::set<std::string> producerArrays =
+        !fromPolicy && options_.autoTiling && options_.fusionTiles && band.member_get_coincident(0)
+            ? sliceableProducersArrays(band)
+            : std::set<std::string>{};
     if (fromPolicy) {
       levels = *fromPolicy;
       os << "  tiles from the policy\n";
@@ -226,8 +227,9 @@ class Tiler {
       std::optional<std::vector<int64_t>> innermost;
       if (options_.innermostTile) innermost = options_.innermostTile(model, shapeWhy);
       // Every tile recomputes what the producers' slices read in common (a
-      // pyramid's alpha channel, which all its channels read): tiles split
-      // along another parallel member rather than repeat it.
+      // pyramid's alpha channel, which all its channels read): the tiles may
+      // split another parallel member instead, where the band's own data
+      // movement (which counts its share of such reads) prefers it.
       AutoTilingResult r = autoTile(model, options_.levels, options_.cores, innermost ? &*innermost : nullptr,
                                     !producerArrays.empty());
       os << "  Auto Tiling:\n" << shapeWhy << r.why;
@@ -239,20 +241,23 @@ class Tiler {
     // basteln recomputes producers in the outermost tiles: tiles of a cache
     // larger than the fusion level would leave their slices there (the
     // interpolate pyramid's output under whole-height L3 tiles: 1 MiB slices
-    // per tile, none fused), so the outermost tiles are the fusion level's.
-    if (!levels.empty() && !fromPolicy && !producerArrays.empty()) {
+    // per tile, none fused), so the outermost tiles are the fusion level's;
+    // the fusion, not these levels' reuse, is their gain. (Auto Tiling always
+    // keeps a level at L1 or L2 under an L3 one.) They stay dropped where
+    // basteln then fuses nothing.
+    if (!levels.empty() && !producerArrays.empty()) {
       const int64_t fusionBytes = fusionLevel().capacityBytes;
       auto coarser = [&](const LevelSizes& l) {
         auto cache = std::find_if(options_.levels.begin(), options_.levels.end(),
                                   [&](const CacheLevel& c) { return c.name == l.level; });
         return cache != options_.levels.end() && cache->capacityBytes > fusionBytes;
       };
-      size_t kept =
+      auto dropped =
           static_cast<size_t>(std::find_if_not(levels.begin(), levels.end(), coarser) - levels.begin());
-      if (kept > 0 && kept < levels.size()) {
-        os << "  tiles above " << levels[kept].level << " dropped: producers recomputed in "
-           << levels[kept].level << " tiles stay in that cache\n";
-        levels.erase(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>(kept));
+      if (dropped > 0 && dropped < levels.size()) {
+        os << "  tiles above " << levels[dropped].level << " dropped: producers recomputed in "
+           << levels[dropped].level << " tiles stay in that cache\n";
+        levels.erase(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>(dropped));
       }
     }
     // A policy that covers the band decides alone, even to leave it untiled;
