@@ -41,6 +41,12 @@ driver::CompileOptions basteln(int tile, double redundancy = 0.25) {
   return o;
 }
 
+// bench/programs/NAME.tc without its first line (its sizes), for a test's own.
+std::string benchProgramBody(const std::string& name) {
+  std::string tc = testing::readText(testing::sourcePath("bench/programs/" + name + ".tc"));
+  return tc.substr(tc.find('\n') + 1);
+}
+
 std::string convPipeline(int h, int w) {
   return "# sizes: IH=" + std::to_string(h + 2) + " IW=" + std::to_string(w + 2) +
          " KH=3 KW=3\n"
@@ -105,8 +111,7 @@ TEST(Basteln, SlicesBeyondTheCachesAreNotRecomputed) {
 // fusion strips (12 rows of it per strip, 33%): measured faster than keeping
 // it apart (docs/performance.md).
 TEST(Basteln, DefaultLimitTakesUnsharpsBlurInEightRowStrips) {
-  std::string tc = testing::readText(testing::sourcePath("bench/programs/unsharp.tc"));
-  tc = tc.substr(tc.find('\n') + 1);  // its own sizes line
+  const std::string tc = benchProgramBody("unsharp");
   for (int h : {131, 260}) {          // a channel of 37 rows stays in the fixed 1 MiB L2: nothing to gain
     driver::CompileOptions o;
     o.fusion = driver::Fusion::Basteln;
@@ -358,8 +363,7 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
 // from short rows move less data, and the products, derivatives and their
 // arrays then live in each tile.
 TEST(Basteln, WideStencilRowsGetShorterFusionTiles) {
-  std::string tc = testing::readText(testing::sourcePath("bench/programs/harris.tc"));
-  tc = tc.substr(tc.find('\n') + 1);  // its own sizes line
+  const std::string tc = benchProgramBody("harris");
   driver::CompileOptions o;
   o.fusion = driver::Fusion::Basteln;
   o.hardware = fixedCaches();
@@ -463,8 +467,7 @@ TEST(Basteln, UntiledConsumerRecomputesProducersAtItsOuterLoop) {
 // floor divisions of several readers make have no fixed box: their buffers
 // are sized by their widest span and placed at their least elements.
 TEST(Basteln, PyramidOutputTilesKeepTheChannelsTheLevelsShare) {
-  std::string tc = testing::readText(testing::sourcePath("bench/programs/interpolate.tc"));
-  tc = tc.substr(tc.find('\n') + 1);  // its own sizes line
+  const std::string tc = benchProgramBody("interpolate");
   driver::CompileOptions o;
   o.fusion = driver::Fusion::Basteln;
   o.hardware = fixedCaches();
@@ -549,8 +552,7 @@ TEST(Basteln, UntiledConsumerDoesNotTakeAReductionPerIteration) {
 // transbmm's transpose per batch and head (32 KiB) ran 24% slower recomputed
 // per tile. At 100% it is sliced all the same.
 TEST(Basteln, ProducersWhoseValuesStayInTheCachesAroundTheirReadersAreNotRecomputed) {
-  std::string tc = testing::readText(testing::sourcePath("bench/programs/sg_transbmm.tc"));
-  tc = "# sizes: B=2 S=127 NH=3 D=64\n" + tc.substr(tc.find('\n') + 1);
+  const std::string tc = "# sizes: B=2 S=127 NH=3 D=64\n" + benchProgramBody("sg_transbmm");
   driver::CompileOptions o;
   o.fusion = driver::Fusion::Basteln;
   o.hardware = fixedCaches();
