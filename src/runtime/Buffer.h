@@ -1,5 +1,5 @@
-// Host tensor buffer: a dtype, a static shape and 64-byte aligned row-major
-// storage in the dtype's C layout (f16/bf16 as 16-bit patterns). Shared by the
+// Host tensor buffer: a dtype, a static shape and 64-byte aligned (page-aligned
+// from a page on) row-major storage in the dtype's C layout (f16/bf16 as 16-bit patterns). Shared by the
 // interpreter, the kernel runner and the checker.
 #pragma once
 
