@@ -138,6 +138,27 @@ TEST(GroupQuasiIdentity, MatmulWithBiasKeepsItsThreeLoopBand) {
   }
 }
 
+// Attention's scores are a matmul per head whose rows the row maximum
+// shares: grouped over (b, n, i) or with the maximum's update over
+// (b, n, i, j), each score would be a dot product; it stays apart, tiled in
+// registers, and the maximum groups with its own init.
+TEST(GroupQuasiIdentity, AContractionKeepsItsRegisterTilesOutOfARowGroup) {
+  for (auto [s, d] : {std::pair{1, 1}, {7, 13}, {13, 5}, {127, 33}}) {
+    const std::string tc = "# sizes: B=2 NH=1 S=" + std::to_string(s) + " D=" + std::to_string(d) +
+                           "\n"
+                           "def f(float(B,NH,S,D) Q, float(B,NH,S,D) K) -> (Mx) {\n"
+                           "  Sc(b,n,i,j) +=! Q(b,n,i,dd) * K(b,n,j,dd)\n"
+                           "  Mx(b,n,i) max=! Sc(b,n,i,j)\n}\n";
+    CheckedProgram c = compileAndCheck(tc, basteln());
+    EXPECT_TRUE(c.check.pass) << s << "x" << d << "\n" << c.check.failures;
+    if (s < 7) continue;
+    EXPECT_TRUE(c.has("(contraction S1 would lose its register tiles in the group)"))
+        << c.program.explanation;
+    EXPECT_TRUE(c.has("basteln-group: one band over S1 S0 (")) << c.program.explanation;
+    EXPECT_TRUE(c.has("basteln-group: one band over S2 S3 (")) << c.program.explanation;
+  }
+}
+
 // Softmax's exponentials and row sum group over the rows only (the sum's
 // init has one coordinate): isl schedules the three nests apart, so the band
 // is the paper's, each statement's own loops below it without the row loop.
