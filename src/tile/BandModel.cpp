@@ -137,6 +137,9 @@ TileCost BandModel::cost(const std::vector<int64_t>& sizes) const {
     c.footprintBytes += rows * static_cast<double>((rowBytes + lineBytes_ - 1) / lineBytes_ * lineBytes_);
     ++c.arrays;
     c.elements[array] += rows * static_cast<double>(ext.empty() ? 1 : ext.back());
+    TileCost::Rows& r = c.rows[array];
+    r.count += rows;
+    r.bytes = std::max(r.bytes, rowBytes);
   });
   return c;
 }

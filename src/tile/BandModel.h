@@ -20,6 +20,13 @@ struct TileCost {
   double instances = 0;       // statement instances the tile executes
   int arrays = 0;             // arrays the tile touches
   std::map<std::string, double> elements;  // per array: the elements of its data tile
+  // Per array: the rows of its data tile (runs contiguous in memory) and
+  // the bytes of each, what the hardware prefetchers follow.
+  struct Rows {
+    double count = 0;
+    int64_t bytes = 0;
+  };
+  std::map<std::string, Rows> rows;
 };
 
 class BandModel {

@@ -88,8 +88,8 @@ TEST(TileBands, SmallBandsAndStreamingBandsAreNotTiled) {
 }
 
 // Pooling reads each input element once: tiles only save L1 bytes that
-// rows round to whole lines (measured 2-4x slower tiled). A transpose's rows
-// stream a cache line per element from L2: tiles pay.
+// rows round to whole lines (measured 2-4x slower tiled). A transpose beyond
+// the caches reads a line per element at memory latency: tiles pay.
 TEST(TileBands, TilesMustSaveMemoryTrafficNotJustRowRounding) {
   te::Program pool = front::testing::lowerText(
       "# sizes: N=4 C=64 H=56 W=56\ndef f(float(N,C,H,W) I) -> (O) {\n  O(n,c,h,w) max=! "
@@ -101,7 +101,43 @@ TEST(TileBands, TilesMustSaveMemoryTrafficNotJustRowRounding) {
   te::Program transpose = front::testing::lowerText(
       "# sizes: M=2048 N=2048\ndef f(float(M,N) A) -> (B) {\n  B(n,m) = A(m,n)\n}\n");
   auto transposed = compileWith(transpose, "", machine(48 << 10, 2 << 20, 2));
-  EXPECT_NE(transposed.scheduleYaml.find("tile_L1"), std::string::npos) << transposed.explanation;
+  EXPECT_NE(transposed.scheduleYaml.find("tile_L2"), std::string::npos) << transposed.explanation;
+  EXPECT_NE(transposed.explanation.find("rows from memory shorter than 16 lines: 64 untiled, 0 tiled"),
+            std::string::npos)
+      << transposed.explanation;
+}
+
+te::Program transposeOf(int m, int n) {
+  return front::testing::lowerText("# sizes: M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                                   "\ndef f(float(M,N) A) -> (B) {\n  B(n,m) = A(m,n)\n}\n");
+}
+
+// Beyond the caches, the prefetchers follow rows: a transpose's tiles start
+// at rows of 16 lines of both arrays (its input's along one member, its
+// output's along the other), skipping the levels too small for them and
+// shrinking the rows where even the largest level is.
+TEST(TileBands, TransposesFromMemoryGetTilesOfLongRows) {
+  auto big = compileWith(transposeOf(4096, 4096), "", machine(32 << 10, 1 << 20, 2));
+  EXPECT_NE(big.explanation.find("L1 (32.0 KiB, limit 16.0 KiB): skipped, the tile with rows of 16 lines "
+                                 "(256x256)"),
+            std::string::npos)
+      << big.explanation;
+  EXPECT_NE(big.explanation.find("tiles: S_0: 256@L2, 256@L2"), std::string::npos) << big.explanation;
+  // Data within the last level: no such rule, the transpose keeps its L1 tiles.
+  auto cached = compileWith(transposeOf(256, 256), "", machine(32 << 10, 1 << 20, 2));
+  EXPECT_EQ(cached.explanation.find("rows from memory"), std::string::npos) << cached.explanation;
+  for (auto [m, n] : {std::pair{300, 520}, {127, 131}, {1031, 7}, {13, 1031}, {1, 4099}}) {
+    // A 64 KiB last level: rows of 16 lines would not fit it.
+    driver::CompiledProgram cp = compileWith(transposeOf(m, n), "", machine(2 << 10, 64 << 10, 2));
+    runtime::RunOptions ro;
+    ro.check = true;
+    ro.threads = 2;
+    auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);
+    EXPECT_EQ(r.check, "pass") << m << "x" << n << "\n" << cp.explanation;
+    if (m == 300) {
+      EXPECT_NE(cp.explanation.find("tiles: S_0: 64@L2, 64@L2"), std::string::npos) << cp.explanation;
+    }
+  }
 }
 
 TEST(TileBands, TilingOffLeavesBandsAlone) {
