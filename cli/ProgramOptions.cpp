@@ -52,7 +52,8 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
                   "cost model expects a gain; all: wherever legal; off: read operands in place")
       ->check(CLI::IsMember({"auto", "all", "off"}));
   cmd->add_option("--stream-stores", args.streamStores,
-                  "auto: non-temporal stores for outputs far beyond the caches that the kernel does not read "
+                  "auto: non-temporal stores for outputs at least as large as the caches that the kernel "
+                  "does not read "
                   "back; always: for every such output; off: never")
       ->check(CLI::IsMember({"auto", "always", "off"}));
   cmd->add_option(

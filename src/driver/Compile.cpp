@@ -399,9 +399,8 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
             [&] { out.kernel = lir::registerTile(out.kernel, out.kernel.vectorIsa, out.explanation); });
     if (options.dumpAfter == "register-tile") keepDump(lir::toString(out.kernel));
     if (options.vectorize && options.streamingStores != CompileOptions::StreamingStores::Off) {
-      int64_t threshold = options.streamingStores == CompileOptions::StreamingStores::Always
-                              ? 0
-                              : lir::kStreamingFactor * cacheBytes(host);
+      int64_t threshold =
+          options.streamingStores == CompileOptions::StreamingStores::Always ? 0 : cacheBytes(host);
       timed("stream-stores",
             [&] { out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation); });
     }

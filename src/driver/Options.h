@@ -84,7 +84,7 @@ struct CompileOptions {
   enum class Promotion { Auto, All, Off };
   Promotion promotion = Promotion::Auto;
   // Non-temporal stores for outputs the kernel does not read back: when they
-  // are far beyond the caches (auto), for every such output (always: exercises
+  // are at least as large as the caches in all (auto), for every such output (always: exercises
   // them in tests and fuzzing), or never.
   enum class StreamingStores { Auto, Always, Off };
   StreamingStores streamingStores = StreamingStores::Auto;

@@ -72,8 +72,8 @@ TEST(AstMarks, ParallelLoopOfFewIterationsCollapsesWithTheLoopInside) {
   driver::CompileOptions twoCores;
   twoCores.hardware = target::withCaches(target::detectHost(), 48 * 1024, 2 * 1024 * 1024, 2);
   driver::CompiledProgram few = driver::compile(front::testing::lowerText(blur(3)), twoCores);
-  EXPECT_NE(few.cSource.find("#pragma omp parallel for collapse(2) schedule(static)"), std::string::npos)
-      << toString(few.kernel);
+  // (Its output streams past the caches: the loop is then a fenced "omp for".)
+  EXPECT_NE(few.cSource.find("for collapse(2) schedule(static)"), std::string::npos) << toString(few.kernel);
   EXPECT_NE(toString(few.kernel).find("parallel for c0"), std::string::npos) << toString(few.kernel);
   EXPECT_NE(toString(few.kernel).find("collapsible for c1"), std::string::npos) << toString(few.kernel);
   expectMatchesOnTwoThreads(few);

@@ -1,4 +1,4 @@
-// Streaming stores: outputs far beyond the caches that the kernel never reads
+// Streaming stores: outputs at least as large as the caches that the kernel never reads
 // back are written with non-temporal stores (full aligned vectors; tails and
 // unaligned rows with plain masked stores). Tiny caches in the machine
 // description (or stream-stores=always) make small outputs stream, so
