@@ -255,15 +255,19 @@ lir::GeneratedAst astFor(const isl::schedule& schedule, const poly::Scop& scop,
   }
 }
 
-// What all the caches hold together: each core's share of the last level
-// (the outermost with a capacity, DRAM aside), times the cores.
-int64_t cacheBytes(const target::Hardware& hardware) {
-  int64_t bytes = 0;
-  for (const auto& level : hardware.memory)
-    if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
-      bytes = level.capacityBytes * hardware.cores / std::max(1, level.sharedBy);
-  return bytes;
+}  // namespace
+
+std::optional<int64_t> streamingStoreThreshold(const CompileOptions& options,
+                                               const target::Hardware& hardware) {
+  if (!options.vectorize || options.streamingStores == CompileOptions::StreamingStores::Off ||
+      target::vectorIsa(hardware).empty())
+    return std::nullopt;
+  return options.streamingStores == CompileOptions::StreamingStores::Always
+             ? 0
+             : target::totalCacheBytes(hardware);
 }
+
+namespace {
 
 // The largest cache one core has to itself (0 when none is known): a
 // temporary beyond it goes through shared caches or memory.
@@ -398,12 +402,9 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
       timed("register-tile",
             [&] { out.kernel = lir::registerTile(out.kernel, out.kernel.vectorIsa, out.explanation); });
     if (options.dumpAfter == "register-tile") keepDump(lir::toString(out.kernel));
-    if (options.vectorize && options.streamingStores != CompileOptions::StreamingStores::Off) {
-      int64_t threshold =
-          options.streamingStores == CompileOptions::StreamingStores::Always ? 0 : cacheBytes(host);
+    if (std::optional<int64_t> threshold = streamingStoreThreshold(options, host))
       timed("stream-stores",
-            [&] { out.kernel = lir::markStreamingStores(out.kernel, threshold, out.explanation); });
-    }
+            [&] { out.kernel = lir::markStreamingStores(out.kernel, *threshold, out.explanation); });
     if (options.dumpAfter == "stream-stores") keepDump(lir::toString(out.kernel));
     timed("emit-c", [&] { out.cSource = backend::emitC(out.kernel); });
   } catch (const isl::exception& e) {

@@ -32,6 +32,16 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
   t.cores = c.hardware.cores;
   t.fusionTiles = c.options.fusion == Fusion::Basteln;
   t.fusionRedundancy = c.options.bastelnRedundancy;
+  // The outputs code generation will stream (lir::markStreamingStores): f32,
+  // large enough, never read back.
+  if (std::optional<int64_t> threshold = streamingStoreThreshold(c.options, c.hardware)) {
+    std::set<std::string> read;
+    c.scop.reads.foreach_map([&](isl::map m) { read.insert(m.range_tuple_id().name()); });
+    for (const auto* out : c.scop.program->outputs())
+      if (out->dtype == te::DType::F32 && out->numElements() * te::dtypeBytes(out->dtype) >= *threshold &&
+          !read.count(out->name))
+        t.streamedOutputs.insert(out->name);
+  }
   for (const auto& level : c.hardware.memory)
     if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
       t.levels.push_back({level.name, level.capacityBytes, level.lineBytes, level.sharedBy});

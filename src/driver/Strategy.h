@@ -2,7 +2,9 @@
 // the initial schedule is extracted. A new target is a new strategy.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,11 @@
 #include "target/Promotion.h"
 
 namespace tessel::driver {
+
+// The smallest output (bytes) the kernel writes with non-temporal stores,
+// none when it writes none (scalar code, --stream-stores off).
+std::optional<int64_t> streamingStoreThreshold(const CompileOptions& options,
+                                               const target::Hardware& hardware);
 
 // What a schedule-tree pass may read, and where it explains its decisions
 // (printed by --explain).

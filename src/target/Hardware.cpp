@@ -47,6 +47,14 @@ Hardware withCaches(Hardware machine, int64_t l1Bytes, int64_t l2Bytes, int core
   return machine;
 }
 
+int64_t totalCacheBytes(const Hardware& hardware) {
+  int64_t bytes = 0;
+  for (const auto& level : hardware.memory)
+    if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM")
+      bytes = level.capacityBytes * hardware.cores / std::max(1, level.sharedBy);
+  return bytes;
+}
+
 std::string vectorIsa(const Hardware& hardware) {
   if (hardware.has("avx512f")) return "avx512";
   if (hardware.has("avx2") && hardware.has("fma")) return "avx2";

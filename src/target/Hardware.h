@@ -75,6 +75,10 @@ struct Hardware {
 // "avx2" (with FMA) or "" (scalar).
 std::string vectorIsa(const Hardware& hardware);
 
+// What all the caches hold together: each core's share of the last level
+// (the outermost with a capacity, DRAM aside), times the cores.
+int64_t totalCacheBytes(const Hardware& hardware);
+
 // `machine` (its ISA and units) with `cores` cores and only a private L1 and
 // L2 of these sizes before DRAM: tile decisions that do not depend on the
 // machine, for tests, and tiny caches that make the fuzzer's small programs

@@ -134,7 +134,8 @@ TileCost BandModel::cost(const std::vector<int64_t>& sizes) const {
     double rows = 1;
     for (size_t d = 0; d + 1 < ext.size(); ++d) rows *= static_cast<double>(ext[d]);
     int64_t rowBytes = ext.empty() ? elem : ext.back() * elem;
-    c.footprintBytes += rows * static_cast<double>((rowBytes + lineBytes_ - 1) / lineBytes_ * lineBytes_);
+    if (!bypassing_.count(array))
+      c.footprintBytes += rows * static_cast<double>((rowBytes + lineBytes_ - 1) / lineBytes_ * lineBytes_);
     ++c.arrays;
     c.elements[array] += rows * static_cast<double>(ext.empty() ? 1 : ext.back());
     TileCost::Rows& r = c.rows[array];

@@ -8,6 +8,7 @@
 #include <isl/cpp.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ class BandModel {
   // one iteration of the enclosing loops.
   TileCost cost(const std::vector<int64_t>& sizes) const;
 
+  // Arrays written with non-temporal stores, past the caches: their data
+  // tiles take no room in the footprints (their rows still count).
+  void setBypassingCaches(std::set<std::string> arrays) { bypassing_ = std::move(arrays); }
+
  private:
   int64_t lineBytes_;
   std::vector<int64_t> lower_, extent_;
@@ -60,6 +65,7 @@ class BandModel {
   isl::union_map accesses_;          // reads and writes of the band's instances
   std::vector<int64_t> outerPoint_;  // the enclosing loops' first iteration
   std::map<std::string, int64_t> elementBytes_;
+  std::set<std::string> bypassing_;
 };
 
 }  // namespace tessel::tile

@@ -200,6 +200,7 @@ class Tiler {
   std::optional<isl::schedule_node> tryTile(const isl::schedule_node_band& band) {
     int64_t line = options_.levels.empty() ? 64 : options_.levels.front().lineBytes;
     BandModel model(scop_, band, line);
+    model.setBypassingCaches(options_.streamedOutputs);
     std::ostringstream os;
     os << "band over";
     for (const auto& s : model.statements()) os << " " << s;

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct TilingOptions {
   // --basteln-redundancy): fusion tiles whose halo would pass it are shaped
   // to stay under it where they can.
   double fusionRedundancy = 0.4;
+  // Outputs the code generator writes with non-temporal stores (past the
+  // caches): tiles need no room for them.
+  std::set<std::string> streamedOutputs;
   // The target's innermost tile for a band, where its code generation wants
   // one shape there (register tiles of a contraction); Auto Tiling then
   // sizes only the outer levels. Appends its reasons to `why`.

@@ -123,6 +123,15 @@ TEST(TileBands, TransposesFromMemoryGetTilesOfLongRows) {
             std::string::npos)
       << big.explanation;
   EXPECT_NE(big.explanation.find("tiles: S_0: 256@L2, 256@L2"), std::string::npos) << big.explanation;
+  // With AVX-512 its output streams past the caches (non-temporal stores):
+  // the tiles need no room for it and grow along the input's rows.
+  target::Hardware avx512 = machine(32 << 10, 1 << 20, 2);
+  avx512.isa = {"avx2", "fma", "avx512f"};
+  auto streamed = compileWith(transposeOf(4096, 4096), "", avx512);
+  EXPECT_NE(streamed.explanation.find("tiles: S_0: 512@L2, 256@L2"), std::string::npos)
+      << streamed.explanation;
+  EXPECT_NE(streamed.explanation.find("output B: streaming stores"), std::string::npos)
+      << streamed.explanation;
   // Data within the last level: no such rule, the transpose keeps its L1 tiles.
   auto cached = compileWith(transposeOf(256, 256), "", machine(32 << 10, 1 << 20, 2));
   EXPECT_EQ(cached.explanation.find("rows from memory"), std::string::npos) << cached.explanation;
