@@ -241,13 +241,14 @@ class QuasiIdentityGrouping {
     return true;
   }
 
-  // A contraction among `instances` (an update that multiplies two other
-  // arrays, O(i, j) += A(i, k) * B(k, j)) that the group's shared band would
-  // keep from its register tiles, which span two output coordinates with the
-  // reduction inside: the band fixes an output coordinate (its rows), or
-  // another reduction in the group (over the contraction's outputs) makes
-  // each output a dot product the reduction consumes at once. Attention's
-  // scores grouped with their row maximum ran 10% slower. "" when none.
+  // A contraction among `instances` (a sum of products of two reads,
+  // O(i, j) += A(i, k) * B(k, j), a read possibly behind a padding guard)
+  // that the group's shared band would keep from its register tiles, which
+  // span two output coordinates with the reduction inside: the band fixes
+  // an output coordinate (its rows), or another reduction in the group (over
+  // the contraction's outputs) makes each output a dot product the reduction
+  // consumes at once. Attention's scores grouped with their row maximum ran
+  // 10% slower. "" when none.
   std::string contractionCutByTheSharedLoops(const isl::union_set& instances, unsigned shared) const {
     std::vector<const poly::Statement*> updates;
     for (const poly::Statement& st : scop_.statements)
@@ -255,18 +256,26 @@ class QuasiIdentityGrouping {
           !instances.intersect(isl::union_set(st.domain)).is_empty())
         updates.push_back(&st);
     for (const poly::Statement* st : updates) {
-      std::set<std::string> written, operands;
+      if (!isContraction(*st)) continue;
       unsigned outputCoordinates = 0;
       st->writes.foreach_map([&](isl::map m) {
-        written.insert(m.range_tuple_id().name());
         outputCoordinates = std::max(outputCoordinates, static_cast<unsigned>(m.range_tuple_dim()));
       });
-      st->reads.foreach_map([&](isl::map m) {
-        if (!written.count(m.range_tuple_id().name())) operands.insert(m.range_tuple_id().name());
-      });
-      if (operands.size() >= 2 && (outputCoordinates > shared || updates.size() > 1)) return st->name;
+      if (outputCoordinates > shared || updates.size() > 1) return st->name;
     }
     return "";
+  }
+
+  bool isContraction(const poly::Statement& st) const {
+    auto isRead = [](const te::Expr& e) {
+      te::Expr x = e;
+      while (x->kind == te::ExprKind::Select) x = x->operands[1];
+      return x->kind == te::ExprKind::Access;
+    };
+    const te::Stage& stage = scop_.program->stages[static_cast<size_t>(st.stage)];
+    const te::Expr& rhs = stage.rhs;
+    return stage.reduction == te::Reduction::Sum && rhs->kind == te::ExprKind::Binary &&
+           rhs->binaryOp == te::BinaryOp::Mul && isRead(rhs->operands[0]) && isRead(rhs->operands[1]);
   }
 
   // The groups in a dependence order: the first ready group in program

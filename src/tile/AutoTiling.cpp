@@ -229,7 +229,8 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   // transpose's input rows run along one member, its output's along the
   // other); levels too small for such a tile are skipped.
   int64_t lineBytes = levels.front().lineBytes;
-  bool fromMemory = allCoincident && wholeBytes > static_cast<double>(levels.back().capacityBytes);
+  bool fromMemory =
+      !innermost && allCoincident && wholeBytes > static_cast<double>(levels.back().capacityBytes);
   int64_t minMemoryRowBytes = kMinMemoryRowLines * lineBytes;
   if (allCoincident) {
     int64_t minRow = std::max<int64_t>(1, kMinStreamingRowLines * lineBytes / band.narrowestElementBytes());
@@ -250,7 +251,7 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     while (band.cost(sizes).footprintBytes > largest) {
       int longest = -1;
       for (int m = 0; m < n; ++m)
-        if (along[static_cast<size_t>(m)] && sizes[static_cast<size_t>(m)] > 1 &&
+        if (sizes[static_cast<size_t>(m)] > 1 &&
             (longest < 0 || sizes[static_cast<size_t>(m)] > sizes[static_cast<size_t>(longest)]))
           longest = m;
       if (longest < 0) break;
@@ -281,7 +282,11 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
         << " over " << current.arrays << " arrays, " << current.instances << " instances, " << currentCost
         << " B/instance" << (fixed ? " (the register tiles' shape)" : "") << "\n";
   }
-  if (std::find(skipped.begin(), skipped.end(), false) == skipped.end()) chosen.clear();
+  if (fromMemory && std::find(skipped.begin(), skipped.end(), false) == skipped.end()) {
+    result.why = why.str() + "  not tiled: no level holds a tile with rows of " +
+                 std::to_string(kMinMemoryRowLines) + " lines\n";
+    return result;
+  }
 
   // Tiling pays only when it moves less data per instance than streaming the
   // band in its order. Both are counted at every level and weighed by how
@@ -302,12 +307,16 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
     double atLevel = streamingBytesPerInstance(band, extents, levels[i], allCoincident);
     const TileCost& tile = i < chosen.size() ? chosen[i].cost : chosen.back().cost;
     streamingCost += weight * atLevel;
-    tiledCost += weight * bytesPerInstance(tile, levels[i].lineBytes);
+    // A level skipped for the tile it cannot hold sees it stream.
+    tiledCost +=
+        weight * (i < skipped.size() && skipped[i] ? atLevel : bytesPerInstance(tile, levels[i].lineBytes));
     perLevel << (perLevel.tellp() > 0 ? ", " : "") << levels[i].name << " " << atLevel;
     weight /= 8;
   }
   // From memory, short rows cost a line each at memory latency: the
-  // streaming order's rows against those of the innermost tile.
+  // streaming order's rows against those of the innermost tile, whose order
+  // is the one each line is first touched in (the rows of tiles from memory
+  // start at 16 lines, so this counts only where they had to shrink).
   if (fromMemory) {
     std::vector<int64_t> row(static_cast<size_t>(n), 1);
     row.back() = extents.back();

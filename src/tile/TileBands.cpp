@@ -243,8 +243,9 @@ class Tiler {
     // larger than the fusion level would leave their slices there (the
     // interpolate pyramid's output under whole-height L3 tiles: 1 MiB slices
     // per tile, none fused), so the outermost tiles are the fusion level's;
-    // the fusion, not these levels' reuse, is their gain. (Auto Tiling always
-    // keeps a level at L1 or L2 under an L3 one.) They stay dropped where
+    // the fusion, not these levels' reuse, is their gain. Where every level
+    // is coarser (a band streaming from memory whose rows of 16 lines fit
+    // only L3), the fusion tiles below decide. They stay dropped where
     // basteln then fuses nothing.
     if (!levels.empty() && !producerArrays.empty()) {
       const int64_t fusionBytes = fusionLevel().capacityBytes;
@@ -259,6 +260,10 @@ class Tiler {
         os << "  tiles above " << levels[dropped].level << " dropped: producers recomputed in "
            << levels[dropped].level << " tiles stay in that cache\n";
         levels.erase(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>(dropped));
+      } else if (dropped == levels.size()) {
+        os << "  tiles dropped: all above " << fusionLevel().name
+           << ", where producers recomputed in the tiles would stay\n";
+        levels.clear();
       }
     }
     // A policy that covers the band decides alone, even to leave it untiled;

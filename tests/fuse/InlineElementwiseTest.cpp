@@ -213,7 +213,8 @@ TEST(InlineElementwise, CheapRuleKeepsWhatRecomputationWouldCost) {
   CheckedProgram kept = compileAndCheck(premultiplied(4, 13, 127, "I(c, h, w) * 2"), off);
   EXPECT_TRUE(kept.check.pass) << kept.check.failures;
   EXPECT_EQ(kept.program.explanation.find("inline:"), std::string::npos) << kept.program.explanation;
-  EXPECT_TRUE(hasTemporary(kept, "D0"));
+  // D0 keeps its statement (basteln may still recompute it in O's tiles).
+  EXPECT_NE(kept.program.dump.find("D0("), std::string::npos) << kept.program.dump;
 }
 
 // The read-once rule is off unless asked for (the temporary fits in the caches).

@@ -29,10 +29,13 @@ TEST(BufferTest, SmallBuffersAreCacheLineAligned) {
   EXPECT_EQ(addressOf(bytes) % 64, 0u);
 }
 
-// The storage is zeroed, including the padding past the last element.
+// The storage is zeroed, including the padding past the last element
+// (kernels may read whole vectors there).
 TEST(BufferTest, StorageStartsZeroed) {
   Buffer b(te::DType::F32, {4099});
   for (int64_t i = 0; i < b.size(); ++i) ASSERT_EQ(b.get(i), 0.0);
+  const auto* bytes = static_cast<const unsigned char*>(b.data());
+  for (int64_t i = b.bytes(); i < b.bytes() + 64; ++i) ASSERT_EQ(bytes[i], 0) << i;
 }
 
 }  // namespace
