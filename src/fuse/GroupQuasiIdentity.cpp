@@ -266,6 +266,7 @@ class QuasiIdentityGrouping {
     return "";
   }
 
+  // Whether `st` sums products of two reads (what the register tiler tiles).
   bool isContraction(const poly::Statement& st) const {
     auto isRead = [](const te::Expr& e) {
       te::Expr x = e;

@@ -22,9 +22,9 @@ Buffer::Buffer(te::DType dtype, std::vector<int64_t> shape) : dtype_(dtype), sha
   // by that much. One placement for all, the one fresh pages give.
   size_t n = static_cast<size_t>(bytes());
   size_t alignment = n >= kPageBytes ? kPageBytes : 64;
-  // Round up so aligned_alloc gets a multiple of the alignment, and never 0 bytes.
-  size_t alloc = (n + alignment - 1) / alignment * alignment + 64;
-  alloc = (alloc + alignment - 1) / alignment * alignment;
+  // A multiple of the alignment (as aligned_alloc wants) with at least 64
+  // zeroed bytes past the end, never 0 bytes.
+  size_t alloc = (n + 64 + alignment - 1) / alignment * alignment;
   auto* p = static_cast<unsigned char*>(std::aligned_alloc(alignment, alloc));
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, alloc);

@@ -224,19 +224,19 @@ AutoTilingResult autoTile(const BandModel& band, const std::vector<CacheLevel>& 
   // tiles at all (interpolate's last stage, 16-column tiles: 18 -> 23 ms),
   // so tiles keep rows of at least four lines of every array (where that
   // leaves a tile per core).
-  // A band streaming from memory starts its tiles at rows of
-  // kMinMemoryRowLines along every member some array's rows run along (a
-  // transpose's input rows run along one member, its output's along the
-  // other); levels too small for such a tile are skipped.
   int64_t lineBytes = levels.front().lineBytes;
-  bool fromMemory =
-      !innermost && allCoincident && wholeBytes > static_cast<double>(levels.back().capacityBytes);
-  int64_t minMemoryRowBytes = kMinMemoryRowLines * lineBytes;
   if (allCoincident) {
     int64_t minRow = std::max<int64_t>(1, kMinStreamingRowLines * lineBytes / band.narrowestElementBytes());
     sizes.back() = std::min(extents.back(), minRow);
     while (sizes.back() > 1 && !allowed(sizes)) sizes.back() = (sizes.back() + 1) / 2;
   }
+  // A band streaming from memory starts its tiles at rows of
+  // kMinMemoryRowLines along every member some array's rows run along (a
+  // transpose's input rows run along one member, its output's along the
+  // other); levels too small for such a tile are skipped below.
+  bool fromMemory =
+      !innermost && allCoincident && wholeBytes > static_cast<double>(levels.back().capacityBytes);
+  int64_t minMemoryRowBytes = kMinMemoryRowLines * lineBytes;
   if (fromMemory) {
     std::vector<bool> along = rowMembers(band);
     int64_t minRow = std::max<int64_t>(1, minMemoryRowBytes / band.narrowestElementBytes());

@@ -29,8 +29,7 @@ TEST(BufferTest, SmallBuffersAreCacheLineAligned) {
   EXPECT_EQ(addressOf(bytes) % 64, 0u);
 }
 
-// The storage is zeroed, including the padding past the last element
-// (kernels may read whole vectors there).
+// The storage is zeroed, including the 64 bytes past the last element.
 TEST(BufferTest, StorageStartsZeroed) {
   Buffer b(te::DType::F32, {4099});
   for (int64_t i = 0; i < b.size(); ++i) ASSERT_EQ(b.get(i), 0.0);
