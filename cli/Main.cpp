@@ -1,5 +1,6 @@
 // tessel: the command-line driver. Exit codes: 0 success, 1 check mismatch,
 // 2 user error (bad program, options or files), 3 internal compiler error.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,6 +29,12 @@ namespace {
     tessel::userError("tessel bench runs '" + bench + "', which is " +
                       (errno == ENOENT ? "missing" : std::string("not executable: ") + std::strerror(errno)) +
                       "; build it next to tessel (cmake --build BUILD --target tessel-bench)");
+  // OpenBLAS's idle workers spin for 2^28 cycles (about 0.1 s) after each
+  // call, and so took a core from the contestant timed next (Tessel's 2-thread
+  // 1536^3 matmul ran at its 1-thread time beside them). 2^20 cycles (under a
+  // millisecond) still spans OpenBLAS's own back-to-back runs. A value the
+  // user set stays.
+  setenv("OPENBLAS_THREAD_TIMEOUT", "20", /*overwrite=*/0);
   std::vector<char*> argv = {bench.data()};
   for (const std::string& arg : benchArgs) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);

@@ -24,6 +24,14 @@ namespace tessel::driver {
 
 namespace {
 
+// One core's share of L2 (an L2 shared by cores holds their tiles at once);
+// 0 without an L2 right after L1.
+int64_t l2Share(const tile::TilingOptions& t) {
+  return t.levels.size() > 1 && t.levels.front().name == "L1" && t.levels[1].name == "L2"
+             ? t.levels[1].capacityBytes / std::max(1, std::min(t.levels[1].sharedBy, t.cores))
+             : 0;
+}
+
 // The caches of the machine (fastest first) are the tiling levels.
 tile::TilingOptions tilingOptions(const PassContext& c) {
   tile::TilingOptions t;
@@ -51,11 +59,7 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
   if (c.options.vectorize && (isa == "avx2" || isa == "avx512") && !t.levels.empty() &&
       t.levels.front().name == "L1") {
     target::cpu::RegisterTileShape shape = target::cpu::preferredRegisterTile(isa == "avx512" ? 16 : 8);
-    int64_t l1Bytes = t.levels.front().capacityBytes;
-    // One core's share of L2 (an L2 shared by cores holds their tiles at once).
-    int64_t l2Bytes = t.levels.size() > 1 && t.levels[1].name == "L2"
-                          ? t.levels[1].capacityBytes / std::max(1, std::min(t.levels[1].sharedBy, t.cores))
-                          : 0;
+    int64_t l1Bytes = t.levels.front().capacityBytes, l2Bytes = l2Share(t);
     int cores = c.hardware.cores;
     const poly::Scop& scop = c.scop;
     t.innermostTile = [&scop, shape, l1Bytes, l2Bytes, cores](const tile::BandModel& band, std::string& why) {
@@ -65,15 +69,23 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
   return t;
 }
 
+target::cpu::PromotionOptions promotionOptions(const PassContext& c) {
+  tile::TilingOptions t = tilingOptions(c);
+  target::cpu::PromotionOptions po;
+  po.levels = t.levels;
+  po.ignoreCost = c.options.promotion == CompileOptions::Promotion::All;
+  if (!po.levels.empty() && po.levels.front().name == "L1")
+    po.panelBytes = target::cpu::contractionPanelBytes(po.levels.front().capacityBytes, l2Share(t));
+  return po;
+}
+
 // What promotion may copy under L1 tiles (0: promotion is off), which
 // sink-contiguous counts on when it picks the vector loop.
 int64_t packingBudget(const PassContext& c) {
   using Promotion = CompileOptions::Promotion;
   if (c.options.promotion == Promotion::Off) return 0;
   if (c.options.promotion == Promotion::All) return target::cpu::kMaxPromotionSiteBytes;
-  for (const auto& level : tilingOptions(c).levels)
-    if (level.name == "L1") return std::min(level.capacityBytes / 2, target::cpu::kMaxPromotionSiteBytes);
-  return 0;
+  return target::cpu::promotionBudget(promotionOptions(c), "L1");
 }
 
 // The chosen scheduler's tree, checked against every dependence by the
@@ -168,10 +180,7 @@ class CpuStrategy final : public TargetStrategy {
         {"promote", false,
          [](const isl::schedule& s, PassContext& c) {
            if (c.options.promotion == CompileOptions::Promotion::Off) return s;
-           target::cpu::PromotionOptions po;
-           po.levels = tilingOptions(c).levels;
-           po.ignoreCost = c.options.promotion == CompileOptions::Promotion::All;
-           return target::cpu::promoteOperands(c.scop, s, po, c.promotions, c.explain);
+           return target::cpu::promoteOperands(c.scop, s, promotionOptions(c), c.promotions, c.explain);
          }},
         {"basteln", false,
          [](const isl::schedule& s, PassContext& c) {
@@ -186,6 +195,12 @@ class CpuStrategy final : public TargetStrategy {
                bo.sliceBytesLimit = std::max(bo.sliceBytesLimit, level.capacityBytes / 2);
            return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
          }},
+        // Before contraction: a temporary's buffer stays out of the loops the
+        // register tiler jams, whose iterations need their own values at once.
+        {"mark-unroll-jam", false,
+         [](const isl::schedule& s, PassContext& c) {
+           return target::cpu::markUnrollJamLoops(c.scop, s, c.explain);
+         }},
         {"contract", false,
          [](const isl::schedule& s, PassContext& c) {
            return target::cpu::contractTemporaries(c.scop, s, c.promotions, c.explain);
@@ -193,10 +208,6 @@ class CpuStrategy final : public TargetStrategy {
         {"serialize-racy-tiles", false,
          [](const isl::schedule& s, PassContext& c) {
            return target::cpu::serializeRacyTiles(c.scop, s, c.promotions, c.explain);
-         }},
-        {"mark-unroll-jam", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::markUnrollJamLoops(c.scop, s, c.explain);
          }},
         {"mark-parallel", false,
          [](const isl::schedule& s, PassContext& c) {

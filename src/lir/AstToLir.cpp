@@ -24,10 +24,14 @@ namespace {
 // The loop a mark applies to is the one isl generates for the band right
 // under it; isl names it c<d>, d the band's schedule depth. isl drops a loop
 // of one iteration, and its mark would then fall on the next loop inside (a
-// "parallel" mark on a reduction loop: a race), so such marks are dropped.
+// "parallel" mark on a reduction loop: a race): a mark with no piece of its
+// loop left is dropped, and the translation applies a mark only to the
+// pieces that are its loop (full tiles in a loop, a partial tile run once).
 // Before the AST is built, every mark's id is replaced by one with the same
 // name that carries d + 1 as its user pointer (ids are unique per name and
 // pointer, so they print as before).
+std::string loopOfMarkAtDepth(intptr_t depth) { return "c" + std::to_string(depth); }
+
 isl::schedule marksWithDepths(const isl::schedule& schedule) {
   auto visit = [](isl::schedule_node node) -> isl::schedule_node {
     if (!node.isa<isl::schedule_node_mark>()) return node;
@@ -42,10 +46,15 @@ isl::schedule marksWithDepths(const isl::schedule& schedule) {
   return schedule.root().map_descendant_bottom_up(visit).schedule();
 }
 
-// Whether the loops right under `node` (through marks, ifs and blocks: isl
-// splits a loop into pieces where the domain is a union) are all the loop
-// named `iterator`, with at least one of them.
-bool onlyLoopsOf(isl_ast_node* node, const std::string& iterator, bool& found) {
+// Whether a loop named `iterator` is right under `node` (through marks, ifs
+// and blocks: isl splits a loop into pieces where the domain is a union, and
+// drops the loop from a piece where it runs once).
+bool hasLoopOf(isl_ast_node* node, const std::string& iterator) {
+  auto anyOf = [&](isl_ast_node* child) {
+    bool has = child && hasLoopOf(child, iterator);
+    isl_ast_node_free(child);
+    return has;
+  };
   switch (isl_ast_node_get_type(node)) {
     case isl_ast_node_for: {
       isl_ast_expr* expr = isl_ast_node_for_get_iterator(node);
@@ -53,39 +62,24 @@ bool onlyLoopsOf(isl_ast_node* node, const std::string& iterator, bool& found) {
       bool same = name && iterator == isl_id_get_name(name);
       isl_id_free(name);
       isl_ast_expr_free(expr);
-      found = found || same;
       return same;
     }
-    case isl_ast_node_mark: {
-      isl_ast_node* child = isl_ast_node_mark_get_node(node);
-      bool only = onlyLoopsOf(child, iterator, found);
-      isl_ast_node_free(child);
-      return only;
-    }
-    case isl_ast_node_if: {
-      isl_ast_node* then = isl_ast_node_if_get_then_node(node);
-      bool only = onlyLoopsOf(then, iterator, found);
-      isl_ast_node_free(then);
-      if (only && isl_ast_node_if_has_else_node(node) == isl_bool_true) {
-        isl_ast_node* otherwise = isl_ast_node_if_get_else_node(node);
-        only = onlyLoopsOf(otherwise, iterator, found);
-        isl_ast_node_free(otherwise);
-      }
-      return only;
-    }
+    case isl_ast_node_mark:
+      return anyOf(isl_ast_node_mark_get_node(node));
+    case isl_ast_node_if:
+      return anyOf(isl_ast_node_if_get_then_node(node)) ||
+             (isl_ast_node_if_has_else_node(node) == isl_bool_true &&
+              anyOf(isl_ast_node_if_get_else_node(node)));
     case isl_ast_node_block: {
       isl_ast_node_list* children = isl_ast_node_block_get_children(node);
-      bool only = true;
-      for (isl_size k = 0; only && k < isl_ast_node_list_n_ast_node(children); ++k) {
-        isl_ast_node* child = isl_ast_node_list_get_ast_node(children, k);
-        only = onlyLoopsOf(child, iterator, found);
-        isl_ast_node_free(child);
-      }
+      bool has = false;
+      for (isl_size k = 0; !has && k < isl_ast_node_list_n_ast_node(children); ++k)
+        has = anyOf(isl_ast_node_list_get_ast_node(children, k));
       isl_ast_node_list_free(children);
-      return only;
+      return has;
     }
     default:  // a statement: its piece of the loop has one iteration
-      return true;
+      return false;
   }
 }
 
@@ -97,8 +91,7 @@ isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*)
   isl_id_free(id);
   if (depth < 0 || grafted) return mark;
   isl_ast_node* child = isl_ast_node_mark_get_node(mark);
-  bool found = false;
-  if (onlyLoopsOf(child, "c" + std::to_string(depth), found) && found) {
+  if (hasLoopOf(child, loopOfMarkAtDepth(depth))) {
     isl_ast_node_free(child);
     return mark;
   }
@@ -253,6 +246,7 @@ namespace {
 
 // What the marks above a loop say about it.
 struct LoopMarks {
+  std::string loop;  // the loop they apply to (isl's iterator name); empty: the first
   bool parallel = false;
   VectorHint vector = VectorHint::None;
   bool unrollJam = false;
@@ -277,6 +271,8 @@ class AstTranslator {
     if (n.isa<isl::ast_node_for>()) {
       auto f = n.as<isl::ast_node_for>();
       std::string var = f.iterator().as<isl::ast_expr_id>().id().name();
+      // A piece where the marked loop runs once: the loop here is another.
+      if (!marks.loop.empty() && var != marks.loop) marks = LoopMarks();
       Stmt loop = forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), marks.parallel,
                           marks.vector);
       if (!marks.unrollJam && !marks.transposeBlock && !marks.collapsible) return loop;
@@ -329,6 +325,8 @@ class AstTranslator {
         calls.insert(calls.end(), after.begin(), after.end());
         return calls.size() == 1 ? calls.front() : block(std::move(calls));
       }
+      if (auto depth = reinterpret_cast<intptr_t>(isl_id_get_user(m.id().get())) - 1; depth >= 0)
+        marks.loop = loopOfMarkAtDepth(depth);
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
       if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
       if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;

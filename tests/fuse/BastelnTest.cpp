@@ -220,7 +220,7 @@ TEST(Basteln, DataflowCheckStopsAtTheTimeLimit) {
 // whatever it costs).
 TEST(Basteln, ProducerReadingATransposedCopyStaysInItsTiles) {
   const std::string tc =
-      "# sizes: M=64 N=128 D=64 E=64\n"
+      "# sizes: M=64 N=512 D=64 E=64\n"
       "def f(float(M,D) Q, float(N,D) K, float(N,E) V) -> (O) {\n"
       "  S(i,j) +=! Q(i,d) * K(j,d)\n"
       "  O(i,e) +=! S(i,j) * V(j,e)\n}\n";

@@ -47,6 +47,22 @@ TEST(AstMarks, ParallelMarkOfADroppedLoopIsDropped) {
   expectMatchesOnTwoThreads(cp);
 }
 
+// Full row tiles are isolated from the partial one (100 rows in tiles of
+// 32: three full, 4 rows left), and isl runs the partial tile once, without
+// its row loop: the full tiles' loop stays parallel, the partial tile's column
+// loop does not become the parallel one.
+TEST(AstMarks, ParallelMarkKeepsTheFullTilesOfASplitLoop) {
+  auto cp = compileWithTiles(
+      "# sizes: M=100 N=48 K=24\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
+      "B(k,n)\n}\n",
+      "S_0: 32@L1, 16@L1; S_1: 32@L1, 16@L1, 8@L1");
+  std::string lir = toString(cp.kernel);
+  EXPECT_NE(lir.find("parallel for c0"), std::string::npos) << lir;
+  EXPECT_EQ(lir.find("parallel for c1"), std::string::npos) << lir;
+  EXPECT_NE(cp.cSource.find("#pragma omp parallel for"), std::string::npos) << cp.cSource;
+  expectMatchesOnTwoThreads(cp);
+}
+
 // A dropped point loop (tile of 1) and a partial k tile: the unroll-jam mark
 // must not move to the k loop, whose iterations update the same elements.
 TEST(AstMarks, UnrollJamMarkOfADroppedLoopIsDropped) {

@@ -90,6 +90,25 @@ TEST_P(RegisterTile, AutoTiledAndBatchedNests) {
       << three.cp.explanation;
 }
 
+// 16 rows of 4 vectors (AVX-512): tiles of 4 rows, which divide 16, would
+// load 32 vectors per step of k; 6 rows twice and the last 4 as a tile of
+// their own load 28. Partial tiles (37 rows, 70 columns) stay correct.
+TEST_P(RegisterTile, MostRowsThatFitWhenTheyLoadLess) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const char* tiles = "S_0: 16@L1, 64@L1; S_1: 16@L1, 64@L1, 32@L1";
+  for (auto [m, n, k] : {std::tuple{16, 64, 32}, {37, 70, 33}}) {
+    Compiled c = compileAndCheck(sized(m, n, k, kMatmul), isa, tiles);
+    EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
+    if (isa == "avx512") {
+      EXPECT_NE(c.cp.explanation.find("register tile of 6 rows x 4 accumulator vector(s) (the last 4 rows a "
+                                      "tile of their own)"),
+                std::string::npos)
+          << c.cp.explanation;
+    }
+  }
+}
+
 // C(m, n) += A(m, k) * B(n, k) vectorizes along k (a dot product per
 // element): rows of n are jammed into one vector reduction loop, one
 // accumulator each; partial tiles and partial vectors at odd sizes.

@@ -1,7 +1,8 @@
 // A contraction that the register tiler keeps in registers gets the L1 tile
-// its register tiles want (rows x 2 vectors of accumulators, B's k-panel in
-// L1, A's rows of the tile in L2) instead of Auto Tiling's cube; the register tile's rows run row by row
-// in the C code. The kernels match the reference interpreter at sizes that
+// its register tiles want (6 rows x 4 vectors of accumulators on AVX-512, x 2
+// on AVX2; B's k-panel packed and read in order from L2, A's rows of the tile
+// in L2) instead of Auto Tiling's cube; the register tile's rows run row by
+// row in the C code. The kernels match the reference interpreter at sizes that
 // leave partial vectors, partial register tiles and partial L1 tiles.
 #include <gtest/gtest.h>
 
@@ -57,25 +58,29 @@ class ContractionTiles : public ::testing::TestWithParam<std::string> {};
 TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   std::string isa = GetParam();
   if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
-  int lanes = isa == "avx512" ? 16 : 8, rows = isa == "avx512" ? 8 : 6;
+  int lanes = isa == "avx512" ? 16 : 8, rows = 6, vectors = isa == "avx512" ? 4 : 2;
   std::string v = isa == "avx512" ? "tessel_v16" : "tessel_v8";
   driver::CompiledProgram cp = compile(sizes(512, 768, 768) + kMatmulBias, isa, /*check=*/false);
-  std::string shape =
-      "contraction S1: register tiles of " + std::to_string(rows) + " rows x 2 vectors; L1 tile ";
+  std::string shape = "contraction S1: register tiles of " + std::to_string(rows) + " rows x " +
+                      std::to_string(vectors) + " vectors; L1 tile ";
   size_t at = cp.explanation.find(shape);
   ASSERT_NE(at, std::string::npos) << cp.explanation;
-  // As tall as A's rows fit a quarter of L2 (B's panel packed once for them
-  // all), split evenly between the cores, at least 8 register tiles.
+  // At most as tall as A's rows fit L2, the whole reduction in one panel
+  // (768 x 64 f32 fits a quarter of L2), the rows split evenly between the
+  // cores with no partial tile: 2 tiles of 256 rows.
   int64_t tileRows = std::stoll(cp.explanation.substr(at + shape.size()));
-  EXPECT_NE(cp.explanation.find(std::to_string(tileRows) + "x" + std::to_string(2 * lanes) + "x", at),
-            std::string::npos)
+  EXPECT_EQ(tileRows, 256) << cp.explanation;
+  EXPECT_NE(cp.explanation.find("256x" + std::to_string(vectors * lanes) + "x768", at), std::string::npos)
       << cp.explanation;
-  EXPECT_EQ(tileRows % rows, 0) << tileRows;
-  EXPECT_GE(tileRows, 8 * rows);
-  EXPECT_EQ(512 / tileRows % 2, 0) << tileRows;
-  EXPECT_NE(
-      cp.explanation.find("register tile of " + std::to_string(rows) + " rows x 2 accumulator vector(s)"),
-      std::string::npos)
+  // B's panel is packed; P, contracted, keeps a row per register tile row
+  // (a buffer per row would be one for all the rows the register tile jams).
+  EXPECT_NE(cp.explanation.find("Wt 768x" + std::to_string(vectors * lanes) + " ("), std::string::npos)
+      << cp.explanation;
+  EXPECT_EQ(cp.explanation.find("becomes a 1x"), std::string::npos) << cp.explanation;
+  // 256 = 42 x 6 + 4: the last 4 rows a register tile of their own.
+  EXPECT_NE(cp.explanation.find("register tile of 6 rows x " + std::to_string(vectors) +
+                                " accumulator vector(s) (the last 4 rows a tile of their own)"),
+            std::string::npos)
       << cp.explanation;
   // Row by row: the first row's second vector is updated before the second row's first.
   size_t firstRowSecondVector = cp.cSource.find("tessel_racc0_1 = " + v + "_fma(");

@@ -11,6 +11,7 @@
 
 #include "schedule/FlattenSchedule.h"
 #include "schedule/TreeQueries.h"
+#include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
 
 namespace tessel::target::cpu {
@@ -262,6 +263,10 @@ class Contractor {
     if (node.isa<isl::schedule_node_band>() && node.has_parent()) {
       std::string mark = schedule::markName(node.parent());
       if (mark == kVectorMark || mark == kVectorReductionMark) return std::nullopt;
+      // The register tiler keeps several iterations of an unroll-jam loop in
+      // flight over the sequential loops inside (a matmul's rows over k):
+      // one buffer per iteration would be shared by them all.
+      if (mark == kUnrollJamMark && registerTileNest(node)) return std::nullopt;
     }
     if (node.isa<isl::schedule_node_band>() && state.generatedWhole) {
       std::vector<int> below = path;
@@ -277,6 +282,25 @@ class Contractor {
       break;
     }
     return best;
+  }
+
+  // Whether the subtree under `node` has the register tiler's shape: loops
+  // that carry a dependence (a reduction) around vector loops, nothing else
+  // (no coincident loop, no recomputation).
+  static bool registerTileNest(const isl::schedule_node& node) {
+    bool sequential = false, other = false;
+    node.child(0).foreach_descendant_top_down([&](const isl::schedule_node& n) {
+      if (other) return false;
+      if (n.isa<isl::schedule_node_extension>()) other = true;
+      if (!n.isa<isl::schedule_node_band>()) return !other;
+      std::string mark = n.has_parent() ? schedule::markName(n.parent()) : "";
+      if (mark == kVectorMark || mark == kVectorReductionMark) return true;
+      auto band = n.as<isl::schedule_node_band>();
+      for (int m = 0; m < static_cast<int>(band.n_member()); ++m)
+        (band.member_get_coincident(m) ? other : sequential) = true;
+      return !other;
+    });
+    return sequential && !other;
   }
 
   // Whether isl's AST generator builds the subtree under `band` once per

@@ -16,43 +16,64 @@ namespace {
 // the next cache (48 rows x 256 f32: 48 KiB).
 constexpr int64_t kRegisterTilesWithoutL2 = 8;
 
-// The share of L2 that A's rows of an L1 tile may take: B's L2 tile and C's
-// rows of the register tiles stream through the rest.
-constexpr int64_t kL2ShareForA = 4;
+// A's rows of an L1 tile take up to L2's size divided by this: they stream
+// from L2 or L3 at a byte or so per cycle, while taller tiles pack B's panel
+// fewer times. Measured with 1024-deep panels (1 thread, `tessel run --tiles`):
+// 2048^3 at 120 rows 180 ms, 240 rows 168, 480 rows 164; 5124x700x2048 at
+// 240 or 360 rows 151 ms, 480 rows 182.
+constexpr int64_t kL2ShareForA = 1;
+
+// The share of L2 that B's panel may take: each register tile reads it once,
+// in order, so it streams through L1 from L2, and a deep panel loads and
+// stores each register tile's accumulators once per many multiply-adds.
+constexpr int64_t kL2ShareForPanel = 4;
 
 // Shorter reductions leave too little work per load and store of the
 // accumulators to be worth shaping the tile for.
 constexpr int64_t kMinPanelDepth = 16;
 
-// The rows of the L1 tile: as tall as A's rows fit a share of L2 (B's panel
-// packed once for all of them), with the fewest register tiles left to a partial tile
-// (the C code of a partial row tile is not register-tiled: 5124 rows in tiles
-// of 432 left 372 to it, 271 ms against 164), then the tallest; the full tiles
-// a multiple of the cores where each core can get one of the short height.
+// The rows of the L1 tile: at most as many as A's rows fit a share of L2
+// (B's panel packed once for all of them), at least 8 register tiles where
+// the rows allow; the tallest height whose busiest core gets at most 3% more
+// register tiles than the best balanced height's (a tile's last rows short of
+// a register tile's are a smaller one, as slow; taller tiles pack B's panel
+// fewer times). The busiest core is counted two ways, the worse
+// one kept: OpenMP's static schedule deals each core a run of consecutive
+// tiles, the partial one included, where the row tiles are not the
+// innermost; the innermost ones are isolated, the partial tile then running
+// after the full ones, on one core. (256 rows on 2 cores: 128 + 128, not
+// 126 + 126 + 4.)
 int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int cores) {
   int64_t shortest = int64_t{rows} * kRegisterTilesWithoutL2;
   int64_t tallest = shortest;
-  if (l2Bytes > 0) tallest = std::max(tallest, l2Bytes / kL2ShareForA / (depth * 4) / rows * rows);
+  if (l2Bytes > 0) tallest = std::max(tallest, l2Bytes / kL2ShareForA / (depth * 4));
   int64_t share = std::max(cores, 1);
   if (extent <= tallest && extent < share * shortest) return extent;
-  auto partialRegisterTiles = [&](int64_t h) { return (extent % h + rows - 1) / rows; };
-  for (bool evenly : {true, false}) {
-    int64_t best = 0;
-    for (int64_t h = std::min(tallest, extent) / rows * rows; h >= shortest; h -= rows) {
-      if (evenly && (extent / h) % share != 0) continue;
-      if (best == 0 || partialRegisterTiles(h) < partialRegisterTiles(best)) best = h;
-    }
-    if (best > 0) return best;
-  }
-  return std::min(extent, shortest);
+  auto registerTiles = [&](int64_t h) { return (h + rows - 1) / rows; };
+  auto busiest = [&](int64_t h) {
+    int64_t full = extent / h, partial = extent % h, tiles = full + (partial > 0 ? 1 : 0);
+    int64_t isolated = (full + share - 1) / share * registerTiles(h) + registerTiles(partial);
+    int64_t dealt = (tiles + share - 1) / share * registerTiles(h);
+    return std::max(isolated, dealt);
+  };
+  int64_t first = std::min(tallest, extent), last = std::min(shortest, extent);
+  int64_t fewest = busiest(first);
+  for (int64_t h = first; h >= last; --h) fewest = std::min(fewest, busiest(h));
+  for (int64_t h = first; h >= last; --h)
+    if (100 * busiest(h) <= 103 * fewest) return h;
+  return last;
 }
 
 }  // namespace
 
+int64_t contractionPanelBytes(int64_t l1Bytes, int64_t l2Bytes) {
+  return l2Bytes > 0 ? std::max(l1Bytes / 2, l2Bytes / kL2ShareForPanel) : l1Bytes / 2;
+}
+
 RegisterTileShape preferredRegisterTile(int lanes) {
   RegisterTileShape shape;
   shape.lanes = lanes;
-  shape.vectorsPerRow = 2;
+  shape.vectorsPerRow = lanes == 16 ? 4 : 2;
   shape.rows = lir::maxRegisterTileRows(lanes, shape.vectorsPerRow);
   return shape;
 }
@@ -108,9 +129,10 @@ std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, co
 
   int64_t width = int64_t{shape.lanes} * shape.vectorsPerRow;
   if (extents[static_cast<size_t>(vector)] < shape.lanes) return std::nullopt;
+  int64_t panelBytes = contractionPanelBytes(l1Bytes, l2Bytes);
   int64_t depth = kMinPanelDepth;
-  while (2 * depth * width * 4 <= l1Bytes / 2) depth *= 2;
-  if (depth * width * 4 > l1Bytes / 2) return std::nullopt;
+  while (2 * depth * width * 4 <= panelBytes) depth *= 2;
+  if (depth * width * 4 > panelBytes) return std::nullopt;
   std::vector<int64_t> sizes(static_cast<size_t>(n), 1);
   sizes[static_cast<size_t>(vector)] = std::min(extents[static_cast<size_t>(vector)], width);
   sizes[static_cast<size_t>(reduction)] = std::min(extents[static_cast<size_t>(reduction)], depth);
@@ -121,7 +143,7 @@ std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, co
   os << "  contraction " << update->name << ": register tiles of " << shape.rows << " rows x "
      << shape.vectorsPerRow << " vectors; L1 tile " << tile::sizesText(sizes) << " (B's "
      << sizes[static_cast<size_t>(reduction)] << "x" << sizes[static_cast<size_t>(vector)]
-     << " panel stays in L1, the accumulators in registers)\n";
+     << " panel read in order from L2, the accumulators in registers)\n";
   why += os.str();
   return sizes;
 }

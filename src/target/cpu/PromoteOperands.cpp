@@ -83,8 +83,7 @@ class Promoter {
 
     PromotionSite site;
     site.level = level;
-    int64_t budget =
-        options_.ignoreCost ? kMaxPromotionSiteBytes : std::min(capacity(level) / 2, kMaxPromotionSiteBytes);
+    int64_t budget = options_.ignoreCost ? kMaxPromotionSiteBytes : promotionBudget(options_, level);
     std::string notes;
     for (const te::TensorDecl* t : scop_.program->inputs()) {
       std::string why;
@@ -215,12 +214,6 @@ class Promoter {
     return false;
   }
 
-  int64_t capacity(const std::string& level) const {
-    for (const auto& l : options_.levels)
-      if (l.name == level) return l.capacityBytes;
-    return 0;
-  }
-
   std::string bufferName(const std::string& tensor) const {
     return PromotionPlan::bufferName(plan_.sites.size(), tensor);
   }
@@ -233,6 +226,15 @@ class Promoter {
 };
 
 }  // namespace
+
+int64_t promotionBudget(const PromotionOptions& options, const std::string& level) {
+  int64_t budget = 0;
+  for (const auto& l : options.levels)
+    if (l.name == level) budget = l.capacityBytes / 2;
+  if (!options.levels.empty() && options.levels.front().name == level)
+    budget = std::max(budget, options.panelBytes);
+  return std::min(budget, kMaxPromotionSiteBytes);
+}
 
 isl::schedule promoteOperands(const poly::Scop& scop, const isl::schedule& schedule,
                               const PromotionOptions& options, PromotionPlan& plan, std::string& explain) {

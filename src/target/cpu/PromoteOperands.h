@@ -33,7 +33,15 @@ struct PromotionOptions {
   // Promote every legal footprint, whatever its reuse, layout and size
   // (within the stack limit): exercises the copies in tests and fuzzing.
   bool ignoreCost = false;
+  // Under the innermost level's tiles, footprints up to this size fit too
+  // (within the stack limit): a contraction's B panel, which each register
+  // tile reads in order from L2 (contractionPanelBytes).
+  int64_t panelBytes = 0;
 };
+
+// The bytes promotion may copy under the tiles of `level`: half of it, at
+// the innermost level at least `panelBytes`, at most the stack limit.
+int64_t promotionBudget(const PromotionOptions& options, const std::string& level);
 
 isl::schedule promoteOperands(const poly::Scop& scop, const isl::schedule& schedule,
                               const PromotionOptions& options, PromotionPlan& plan, std::string& explain);
