@@ -22,6 +22,10 @@ namespace tessel::lir {
 // `isa`: the kernel's vector ISA ("avx512": 32 registers, "avx2": 16).
 Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& explain);
 
+// The longest vector loop (in elements) whose accumulators a register tile
+// keeps: 4 vectors of 16 f32 lanes.
+inline constexpr int64_t kMaxRegisterTileVectorElements = 64;
+
 // The most rows a register tile of `vectorsPerRow` accumulator vectors per
 // row takes with `lanes`-wide vectors (8: AVX2, 16: AVX-512) when the loop's
 // trip count allows it (0 when even one row does not fit): what the tiler

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "lir/RegisterTile.h"
 #include "schedule/FlattenSchedule.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/MarkUnrollJam.h"
@@ -285,17 +286,25 @@ class Contractor {
   }
 
   // Whether the subtree under `node` has the register tiler's shape: loops
-  // that carry a dependence (a reduction) around vector loops, nothing else
-  // (no coincident loop, no recomputation).
+  // that carry a dependence (a reduction) around vector loops of at most 64
+  // elements per iteration of the loops around them, nothing else (no
+  // coincident loop, no recomputation).
   static bool registerTileNest(const isl::schedule_node& node) {
     bool sequential = false, other = false;
     node.child(0).foreach_descendant_top_down([&](const isl::schedule_node& n) {
       if (other) return false;
       if (n.isa<isl::schedule_node_extension>()) other = true;
       if (!n.isa<isl::schedule_node_band>()) return !other;
-      std::string mark = n.has_parent() ? schedule::markName(n.parent()) : "";
-      if (mark == kVectorMark || mark == kVectorReductionMark) return true;
       auto band = n.as<isl::schedule_node_band>();
+      std::string mark = n.has_parent() ? schedule::markName(n.parent()) : "";
+      if (mark == kVectorMark || mark == kVectorReductionMark) {
+        isl::union_map values = isl::union_map::from(band.get_partial_schedule());
+        std::optional<std::vector<int64_t>> span =
+            spanSizes(schedule::prefixRelation(n).reverse().apply_range(
+                values.intersect_domain(schedule::nodeDomain(n))));
+        other = !span || span->empty() || span->front() > lir::kMaxRegisterTileVectorElements;
+        return !other;
+      }
       for (int m = 0; m < static_cast<int>(band.n_member()); ++m)
         (band.member_get_coincident(m) ? other : sequential) = true;
       return !other;
