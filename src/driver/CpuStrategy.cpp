@@ -58,12 +58,12 @@ tile::TilingOptions tilingOptions(const PassContext& c) {
   std::string isa = target::vectorIsa(c.hardware);
   if (c.options.vectorize && (isa == "avx2" || isa == "avx512") && !t.levels.empty() &&
       t.levels.front().name == "L1") {
-    target::cpu::RegisterTileShape shape = target::cpu::preferredRegisterTile(isa == "avx512" ? 16 : 8);
+    int lanes = isa == "avx512" ? 16 : 8;
     int64_t l1Bytes = t.levels.front().capacityBytes, l2Bytes = l2Share(t);
     int cores = c.hardware.cores;
     const poly::Scop& scop = c.scop;
-    t.innermostTile = [&scop, shape, l1Bytes, l2Bytes, cores](const tile::BandModel& band, std::string& why) {
-      return target::cpu::contractionL1Tile(scop, band, shape, l1Bytes, l2Bytes, cores, why);
+    t.innermostTile = [&scop, lanes, l1Bytes, l2Bytes, cores](const tile::BandModel& band, std::string& why) {
+      return target::cpu::contractionL1Tile(scop, band, lanes, l1Bytes, l2Bytes, cores, why);
     };
   }
   return t;

@@ -34,22 +34,24 @@ struct RegisterTileShape {
 // size under the contraction's L1 tiles.
 int64_t contractionPanelBytes(int64_t l1Bytes, int64_t l2Bytes);
 
-// The register tile the C backend runs best with `lanes`-wide vectors: four
-// vectors per row on AVX-512, two on AVX2 (a row's broadcast feeds that many
-// multiply-adds, each shared vector of B serves every row), and as many rows
-// as the registers hold: 6 x 4 loads 10 vectors per 24 multiply-adds, where
-// 8 x 2 loads 10 per 16.
-RegisterTileShape preferredRegisterTile(int lanes);
+// The register tile the C backend runs best with `lanes`-wide vectors over a
+// reduction of `depth`: four vectors per row on AVX-512 over long reductions,
+// two otherwise (a row's broadcast feeds that many multiply-adds, each
+// shared vector of B serves every row), and as many rows as the registers
+// hold: 6 x 4 loads 10 vectors per 24 multiply-adds, 8 x 2 10 per 16, but
+// over short reductions 8 x 2's fewer accumulators and narrower panels win.
+RegisterTileShape preferredRegisterTile(int lanes, int64_t depth);
 
 // The L1 tile sizes (one per band member) for a band holding exactly one
 // contraction with one reduction variable, a vector member along which C and
 // one operand are contiguous and the other operand does not move, and a row
 // member along which that other operand does not move; nothing otherwise.
-// The rows are as tall as L2 allows and balanced between `cores` (see
+// Register tiles of preferredRegisterTile's shape for `lanes`-wide vectors
+// and the contraction's reduction. The rows are as tall as L2 allows and balanced between `cores` (see
 // rowHeight in the .cpp).
 // `why` gets the reason for --explain.
 std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, const tile::BandModel& band,
-                                                      const RegisterTileShape& shape, int64_t l1Bytes,
-                                                      int64_t l2Bytes, int cores, std::string& why);
+                                                      int lanes, int64_t l1Bytes, int64_t l2Bytes, int cores,
+                                                      std::string& why);
 
 }  // namespace tessel::target::cpu
