@@ -103,7 +103,7 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
     compile(sizes(m, k, n) + kMatmulBias, isa, /*check=*/true);
 
   // 35 rows stay whole (the register tiles' rows): the columns' outer tiles carry the parallel
-  // loop and share out evenly too.
+  // loop and share out evenly too (the busiest core at most a tenth over an even share).
   driver::CompiledProgram wide = compile(sizes(35, 2048, 8457) + kMatmulBias, isa, /*check=*/false);
   std::smatch outer;
   std::string text = wide.explanation;
@@ -111,7 +111,7 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
     int64_t size = std::stoll(outer[1]);
     int64_t tiles = (8457 + size - 1) / size;
     int64_t busiest = (tiles + 1) / 2 * size;
-    EXPECT_LE(4 * busiest * 2, 5 * 8457) << wide.explanation;
+    EXPECT_LE(10 * busiest * 2, 11 * 8457) << wide.explanation;
   }
 }
 
