@@ -352,4 +352,18 @@ def fuzz(float(N1,N1,N0) I0, float(N1) I1) -> (T3) {
                            "scheduler=tessel fusion=smart tiling=auto(tiny caches) threads=2");
 }
 
+// Found by tessel fuzz (program seed 16983547147878014814): internal error under fusion=basteln
+// redundancy=100% tiles=small stream-stores=always threads=2. Contraction's check for the register
+// tiler's shape took the span of a vector loop over the loops around it as one isl map, where
+// recomputed instances made it two.
+TEST(FuzzRegression, Seed16983547147878014814) {
+  expectMatchesInterpreter(R"TC(# sizes: N0=2 N1=1
+def fuzz(float(N0) I0, float(N0,N0) I1) -> (T3) {
+  T2(i0, i1) = fmax(I1(0, N0 - 1 - i0), 0) where i0 in 0:N0, i1 in 0:N0
+  T3(i0, i1, i2) max=! tanh(T2(i2 + r0, i1 / 2)) where i0 in 0:N0, i1 in 0:N0, i2 in 0:N0, r0 in 0:N0 - N0 + 1
+}
+)TC",
+                           "fusion=basteln redundancy=100% tiles=small stream-stores=always threads=2");
+}
+
 }  // namespace tessel::fuzz

@@ -299,10 +299,14 @@ class Contractor {
       std::string mark = n.has_parent() ? schedule::markName(n.parent()) : "";
       if (mark == kVectorMark || mark == kVectorReductionMark) {
         isl::union_map values = isl::union_map::from(band.get_partial_schedule());
-        std::optional<std::vector<int64_t>> span =
-            spanSizes(schedule::prefixRelation(n).reverse().apply_range(
-                values.intersect_domain(schedule::nodeDomain(n))));
-        other = !span || span->empty() || span->front() > lir::kMaxRegisterTileVectorElements;
+        isl::union_map perIteration = schedule::prefixRelation(n).reverse().apply_range(
+            values.intersect_domain(schedule::nodeDomain(n)));
+        // One map per space of the loops around (they differ where
+        // extension nodes add instances).
+        perIteration.foreach_map([&](isl::map m) {
+          std::optional<std::vector<int64_t>> span = spanSizes(isl::union_map(m));
+          other = other || !span || span->empty() || span->front() > lir::kMaxRegisterTileVectorElements;
+        });
         return !other;
       }
       for (int m = 0; m < static_cast<int>(band.n_member()); ++m)
