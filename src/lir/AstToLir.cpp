@@ -282,8 +282,8 @@ class AstTranslator {
       copy->collapsible = marks.collapsible;
       return copy;
     }
-    // A mark kept over ifs and blocks applies to each piece of its loop
-    // (dropMarksOfRemovedLoops checked that nothing else is there).
+    // A mark kept over ifs and blocks applies to each piece that is its
+    // loop; pieces that run it once drop it at the next loop or mark.
     if (n.isa<isl::ast_node_if>()) {
       auto i = n.as<isl::ast_node_if>();
       return ifThenElse(expr(i.cond()), node(i.then_node(), marks),
@@ -325,8 +325,14 @@ class AstTranslator {
         calls.insert(calls.end(), after.begin(), after.end());
         return calls.size() == 1 ? calls.front() : block(std::move(calls));
       }
-      if (auto depth = reinterpret_cast<intptr_t>(isl_id_get_user(m.id().get())) - 1; depth >= 0)
-        marks.loop = loopOfMarkAtDepth(depth);
+      if (auto depth = reinterpret_cast<intptr_t>(isl_id_get_user(m.id().get())) - 1; depth >= 0) {
+        std::string loop = loopOfMarkAtDepth(depth);
+        // The marks above were for a loop this piece runs once: they do not
+        // pass on to the loop of this one (a parallel mark onto a vector
+        // reduction: a race).
+        if (!marks.loop.empty() && marks.loop != loop) marks = LoopMarks();
+        marks.loop = loop;
+      }
       if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
       if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
       if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;

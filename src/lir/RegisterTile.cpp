@@ -286,7 +286,8 @@ class RegisterTiler {
              (rest > 0 ? rest * nest.rowLoads + nest.sharedLoads : 0);
     };
     if (piece.vectors == 0 && fit > rows &&
-        (rows * nest.accumulatorsPerRow < kMinAccumulators || 10 * loads(fit) <= 9 * loads(rows)))
+        (rows * nest.accumulatorsPerRow < kMinAccumulators ||
+         (loads(rows) > 0 && 10 * loads(fit) <= 9 * loads(rows))))
       piece.rows = fit;
     int64_t remainder = *trips % piece.rows;
     int perRow = piece.vectors > 0 ? piece.vectors * piece.stores : nest.accumulatorsPerRow;

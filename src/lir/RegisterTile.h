@@ -23,7 +23,7 @@ namespace tessel::lir {
 Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& explain);
 
 // The longest vector loop (in elements) whose accumulators a register tile
-// keeps: 4 vectors of 16 f32 lanes.
+// keeps: 4 vectors of 16 f32 lanes, 8 of 8.
 inline constexpr int64_t kMaxRegisterTileVectorElements = 64;
 
 // The most rows a register tile of `vectorsPerRow` accumulator vectors per

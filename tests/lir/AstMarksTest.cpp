@@ -3,6 +3,8 @@
 // the next loop inside: a "parallel" mark on a reduction loop is a race.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "../front/FrontTestUtil.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
@@ -10,6 +12,7 @@
 #include "poly/ExtractScop.h"
 #include "poly/IslContext.h"
 #include "runtime/Runner.h"
+#include "schedule/MarkParallel.h"
 #include "target/DetectHost.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "tile/TilePolicy.h"
@@ -136,6 +139,48 @@ TEST(AstMarks, VectorMarkAppliesToEveryPieceOfASplitLoop) {
   countLoops(kernel.body, vector, all);
   EXPECT_EQ(all, 3) << toString(kernel);
   EXPECT_EQ(vector, all) << toString(kernel);
+}
+
+// A parallel loop split into a loop of 8 rows and a last row run once: in
+// that row's piece the parallel mark has no loop, and must not pass on to
+// the next marked loop (the vector loop over j there; a vector reduction
+// would race).
+TEST(AstMarks, MarksOfALoopRunOnceDoNotPassToTheNextMarkedLoop) {
+  poly::IslContext isl;
+  te::Program program = front::testing::lowerText(
+      "# sizes: N=9 M=37\ndef f(float(N,M) A) -> (Y) {\n  Y(i,j) = A(i,j) * 2\n}\n");
+  poly::Scop scop = poly::extractScop(isl.ctx(), program);
+  isl::schedule_node rows =
+      isl::schedule::from_domain(scop.domain)
+          .root()
+          .child(0)
+          .insert_partial_schedule(isl::multi_union_pw_aff(isl.ctx(), "[{ S0[i, j] -> [(i)] }]"));
+  rows = rows.as<isl::schedule_node_band>().set_ast_build_options(
+      isl::union_set(isl.ctx(), "{ isolate[[] -> [i]] : 0 <= i <= 7 }"));
+  isl::schedule_node columns =
+      rows.child(0).insert_partial_schedule(isl::multi_union_pw_aff(isl.ctx(), "[{ S0[i, j] -> [(j)] }]"));
+  rows = columns.insert_mark(isl::id(isl.ctx(), target::cpu::kVectorMark)).parent();
+  isl::schedule schedule = rows.insert_mark(isl::id(isl.ctx(), schedule::kParallelMark)).schedule();
+  Kernel kernel = astToLir(program, scop, buildAst(schedule, scop, {}), {});
+  int rowLoops = 0, parallelRows = 0, vectorColumns = 0, parallelColumns = 0;
+  std::function<void(const Stmt&)> visit = [&](const Stmt& s) {
+    if (!s) return;
+    if (s->kind == StmtKind::For) {
+      bool row = s->name == "c0";
+      rowLoops += row ? 1 : 0;
+      parallelRows += row && s->parallel ? 1 : 0;
+      vectorColumns += !row && s->vector != VectorHint::None ? 1 : 0;
+      parallelColumns += !row && s->parallel ? 1 : 0;
+    }
+    for (const Stmt& child : s->body) visit(child);
+    visit(s->thenCase);
+    visit(s->elseCase);
+  };
+  visit(kernel.body);
+  EXPECT_EQ(rowLoops, 1) << toString(kernel);
+  EXPECT_EQ(parallelRows, 1) << toString(kernel);
+  EXPECT_EQ(vectorColumns, 2) << toString(kernel);
+  EXPECT_EQ(parallelColumns, 0) << toString(kernel);
 }
 
 }  // namespace

@@ -109,6 +109,25 @@ TEST_P(RegisterTile, MostRowsThatFitWhenTheyLoadLess) {
   }
 }
 
+// A depthwise convolution's rows load their own inputs (only the weight is
+// shared): more rows save no loads, so the tiles keep a height that divides
+// the 56 output rows (4 rows of 4 vectors on AVX-512), with no smaller tile.
+TEST_P(RegisterTile, DepthwiseRowsKeepADividingHeight) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  Compiled c = compileAndCheck(
+      "# sizes: N=1 C=4 H=58 W=58 KH=3 KW=3\ndef f(float(N,C,H,W) I, float(C,KH,KW) Wt) -> (O) {\n"
+      "  O(n,c,h,w) +=! I(n,c,h+kh,w+kw) * Wt(c,kh,kw)\n}\n",
+      isa, "");
+  EXPECT_TRUE(c.pass) << c.failures;
+  if (isa == "avx512") {
+    EXPECT_NE(c.cp.explanation.find("register tile of 4 rows x 4 accumulator vector(s), kept"),
+              std::string::npos)
+        << c.cp.explanation;
+    EXPECT_EQ(c.cp.explanation.find("rows a tile of their own"), std::string::npos) << c.cp.explanation;
+  }
+}
+
 // C(m, n) += A(m, k) * B(n, k) vectorizes along k (a dot product per
 // element): rows of n are jammed into one vector reduction loop, one
 // accumulator each; partial tiles and partial vectors at odd sizes.

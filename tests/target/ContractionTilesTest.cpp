@@ -12,6 +12,8 @@
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
+#include "target/cpu/ContractionTiles.h"
+#include "target/cpu/PromoteOperands.h"
 
 namespace tessel::target::cpu {
 namespace {
@@ -161,6 +163,21 @@ TEST_P(ContractionTiles, TransposedAndBatchedOperandsAndConvolutions) {
       EXPECT_NE(pw.explanation.find("contraction S1: register tiles"), std::string::npos) << pw.explanation;
     }
   }
+}
+
+// B's panel may take a quarter of L2 (this core's share), and promotion
+// packs it under the innermost tiles; without an L2 both stay at half of L1.
+TEST(ContractionPanel, BudgetFromL2) {
+  EXPECT_EQ(contractionPanelBytes(32 * 1024, 1024 * 1024), 256 * 1024);
+  EXPECT_EQ(contractionPanelBytes(32 * 1024, 0), 16 * 1024);
+  EXPECT_EQ(contractionPanelBytes(48 * 1024, 64 * 1024), 24 * 1024);
+  PromotionOptions o;
+  o.levels = {{"L1", 32 * 1024, 64, 1}, {"L2", 1024 * 1024, 64, 1}, {"L3", 32 * 1024 * 1024, 64, 2}};
+  o.panelBytes = contractionPanelBytes(32 * 1024, 1024 * 1024);
+  EXPECT_EQ(promotionBudget(o, "L1"), 256 * 1024);
+  EXPECT_EQ(promotionBudget(o, "L2"), 256 * 1024);  // the stack limit
+  o.panelBytes = contractionPanelBytes(32 * 1024, 0);
+  EXPECT_EQ(promotionBudget(o, "L1"), 16 * 1024);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, ContractionTiles, ::testing::Values("avx512", "avx2"));

@@ -16,12 +16,11 @@ namespace {
 // the next cache (48 rows x 256 f32: 48 KiB).
 constexpr int64_t kRegisterTilesWithoutL2 = 8;
 
-// A's rows of an L1 tile take up to L2's size divided by this: they stream
+// A's rows of an L1 tile take up to L2's size (beside B's panel: they stream
 // from L2 or L3 at a byte or so per cycle, while taller tiles pack B's panel
-// fewer times. Measured with 1024-deep panels (1 thread, `tessel run --tiles`):
-// 2048^3 at 120 rows 180 ms, 240 rows 168, 480 rows 164; 5124x700x2048 at
-// 240 or 360 rows 151 ms, 480 rows 182.
-constexpr int64_t kL2ShareForA = 1;
+// fewer times). Measured with 1024-deep panels (1 thread, `tessel run
+// --tiles`): 2048^3 at 120 rows 180 ms, 240 rows 168, 480 rows 164;
+// 5124x700x2048 at 240 or 360 rows 151 ms, 480 rows 182.
 
 // The share of L2 that B's panel may take: each register tile reads it once,
 // in order, so it streams through L1 from L2, and a deep panel loads and
@@ -53,7 +52,7 @@ constexpr int64_t kMinPanelDepth = 16;
 int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int cores) {
   int64_t shortest = int64_t{rows} * kRegisterTilesWithoutL2;
   int64_t tallest = shortest;
-  if (l2Bytes > 0) tallest = std::max(tallest, l2Bytes / kL2ShareForA / (depth * 4));
+  if (l2Bytes > 0) tallest = std::max(tallest, l2Bytes / (depth * 4));
   int64_t share = std::max(cores, 1);
   if (extent <= tallest && extent < share * shortest) return extent;
   auto registerTiles = [&](int64_t h) { return (h + rows - 1) / rows; };
@@ -63,6 +62,7 @@ int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int 
     int64_t dealt = (tiles + share - 1) / share * registerTiles(h);
     return std::max(isolated, dealt);
   };
+  // (At most a few thousand heights: `tallest` is L2's f32 over the depth.)
   int64_t first = std::min(tallest, extent), last = std::min(shortest, extent);
   int64_t fewest = busiest(first);
   for (int64_t h = first; h >= last; --h) fewest = std::min(fewest, busiest(h));

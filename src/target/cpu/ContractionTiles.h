@@ -47,8 +47,8 @@ RegisterTileShape preferredRegisterTile(int lanes, int64_t depth);
 // one operand are contiguous and the other operand does not move, and a row
 // member along which that other operand does not move; nothing otherwise.
 // Register tiles of preferredRegisterTile's shape for `lanes`-wide vectors
-// and the contraction's reduction. The rows are as tall as L2 allows and balanced between `cores` (see
-// rowHeight in the .cpp).
+// and the contraction's reduction. The rows are as tall as L2 allows and
+// balanced between `cores` (see rowHeight in the .cpp).
 // `why` gets the reason for --explain.
 std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, const tile::BandModel& band,
                                                       int lanes, int64_t l1Bytes, int64_t l2Bytes, int cores,

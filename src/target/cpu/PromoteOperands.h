@@ -35,7 +35,9 @@ struct PromotionOptions {
   bool ignoreCost = false;
   // Under the innermost level's tiles, footprints up to this size fit too
   // (within the stack limit): a contraction's B panel, which each register
-  // tile reads in order from L2 (contractionPanelBytes).
+  // tile reads in order from L2 (contractionPanelBytes). Every innermost
+  // site gets it, but only a contraction's L1 tiles outgrow half of L1:
+  // Auto Tiling sizes the others' data within it.
   int64_t panelBytes = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "schedule/TreeQueries.h"
+#include "target/cpu/MarkUnrollJam.h"
 
 namespace tessel::target::cpu {
 
@@ -102,7 +103,18 @@ isl::schedule serializeRacyTiles(const poly::Scop& scop, const isl::schedule& sc
                " is a shared array that tiles would write and read in a different order at once)\n";
     result = node.schedule();
   }
-  return result;
+  if (finder.races.empty()) return result;
+  // Iterations that now run in order are not jammed either (mark-unroll-jam
+  // marks only loops whose iterations are independent).
+  return result.root()
+      .map_descendant_bottom_up([](isl::schedule_node node) {
+        if (schedule::markName(node) != kUnrollJamMark || !node.child(0).isa<isl::schedule_node_band>())
+          return node;
+        auto band = node.child(0).as<isl::schedule_node_band>();
+        if (band.member_get_coincident(static_cast<int>(band.n_member()) - 1)) return node;
+        return isl::manage(isl_schedule_node_delete(node.release()));
+      })
+      .schedule();
 }
 
 }  // namespace tessel::target::cpu
