@@ -34,13 +34,15 @@ struct RegisterTileShape {
 // size under the contraction's L1 tiles.
 int64_t contractionPanelBytes(int64_t l1Bytes, int64_t l2Bytes);
 
-// The register tile the C backend runs best with `lanes`-wide vectors over a
-// reduction of `depth`: four vectors per row on AVX-512 over long reductions,
-// two otherwise (a row's broadcast feeds that many multiply-adds, each
-// shared vector of B serves every row), and as many rows as the registers
-// hold: 6 x 4 loads 10 vectors per 24 multiply-adds, 8 x 2 10 per 16, but
-// over short reductions 8 x 2's fewer accumulators and narrower panels win.
-RegisterTileShape preferredRegisterTile(int lanes, int64_t depth);
+// The register tile the C backend runs best with `lanes`-wide vectors for a
+// product of `height` rows of `width` elements over a reduction of `depth`:
+// four vectors per row on AVX-512 over long reductions, many rows, or where
+// four vectors span the row, two otherwise (a row's broadcast feeds that
+// many multiply-adds, each shared vector of B serves every row), and as many
+// rows as the registers hold: 6 x 4 loads 10 vectors per 24 multiply-adds,
+// 8 x 2 10 per 16, but on small products 8 x 2's fewer accumulators and
+// narrower panels win.
+RegisterTileShape preferredRegisterTile(int lanes, int64_t height, int64_t width, int64_t depth);
 
 // The L1 tile sizes (one per band member) for a band holding exactly one
 // contraction with one reduction variable, a vector member along which C and
