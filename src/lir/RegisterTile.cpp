@@ -150,7 +150,8 @@ class RegisterTiler {
         int64_t trips = *constantTripCount(*s);
         int64_t chunks = (trips + lanes_ - 1) / lanes_;
         if (chunks * lanes_ > kMaxRegisterTileVectorElements)
-          return "a vector loop is longer than 64 elements";
+          return "a vector loop is longer than " + std::to_string(kMaxRegisterTileVectorElements) +
+                 " elements";
         nest.accumulatorsPerRow += static_cast<int>(chunks) * stores;
         nest.vectorLoops.push_back(s);
         LetBindings lets;

@@ -84,7 +84,16 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
                                 " accumulator vector(s) (the last 4 rows a tile of their own)"),
             std::string::npos)
       << cp.explanation;
-  // A short reduction keeps narrower tiles of more rows on AVX-512 (8 x 2).
+  // A short reduction over many rows, or over rows that 4 vectors span,
+  // keeps the wide tiles (one panel of 64 columns: B read in place).
+  for (auto [m, k, n] : {std::tuple{128, 128, 128}, {16, 128, 64}}) {
+    driver::CompiledProgram wide = compile(sizes(m, k, n) + kMatmulBias, isa, /*check=*/true);
+    EXPECT_NE(wide.explanation.find("register tiles of 6 rows x " + std::to_string(vectors) + " vectors"),
+              std::string::npos)
+        << m << "x" << k << "x" << n << "\n"
+        << wide.explanation;
+  }
+  // A small product with a short reduction keeps narrower tiles of more rows on AVX-512 (8 x 2).
   driver::CompiledProgram shallow = compile(sizes(16, 128, 128) + kMatmulBias, isa, /*check=*/true);
   EXPECT_NE(
       shallow.explanation.find(isa == "avx512" ? "register tiles of 8 rows x 2 vectors; L1 tile 16x32x128"
