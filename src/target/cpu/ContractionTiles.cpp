@@ -16,12 +16,6 @@ namespace {
 // the next cache (48 rows x 256 f32: 48 KiB).
 constexpr int64_t kRegisterTilesWithoutL2 = 8;
 
-// A's rows of an L1 tile take up to L2's size (beside B's panel: they stream
-// from L2 or L3 at a byte or so per cycle, while taller tiles pack B's panel
-// fewer times). Measured with 1024-deep panels (1 thread, `tessel run
-// --tiles`): 2048^3 at 120 rows 180 ms, 240 rows 168, 480 rows 164;
-// 5124x700x2048 at 240 or 360 rows 151 ms, 480 rows 182.
-
 // The share of L2 that B's panel may take: each register tile reads it once,
 // in order, so it streams through L1 from L2, and a deep panel loads and
 // stores each register tile's accumulators once per many multiply-adds.
@@ -42,9 +36,12 @@ constexpr int64_t kMinHeightForWideTiles = 128;
 // accumulators to be worth shaping the tile for.
 constexpr int64_t kMinPanelDepth = 16;
 
-// The rows of the L1 tile: at most as many as A's rows fit a share of L2
-// (B's panel packed once for all of them), at least 8 register tiles where
-// the rows allow; the tallest height whose busiest core gets at most 3% more
+// The rows of the L1 tile: at most as many as A's rows fit L2 (beside B's
+// panel: they stream from L2 or L3 at a byte or so per cycle, while taller
+// tiles pack B's panel fewer times; with 1024-deep panels, 1 thread, `tessel
+// run --tiles`: 2048^3 at 120 rows 180 ms, 240 rows 168, 480 rows 164;
+// 5124x700x2048 at 240 or 360 rows 151 ms, 480 rows 182), at least 8
+// register tiles where the rows allow; the tallest height whose busiest core gets at most 3% more
 // register tiles than the best balanced height's (a tile's last rows short of
 // a register tile's are a smaller one, as slow; taller tiles pack B's panel
 // fewer times). The busiest core is counted two ways, the worse
