@@ -99,8 +99,10 @@ isl::schedule scheduleProgram(PassContext& c) {
   if (c.options.scheduleConstraints && c.options.scheduleConstraints->automatic) {
     schedule::ScenarioTarget target;
     // f32 lanes of the SIMD unit; the scenario's loops should fill them.
-    target.vectorLanes = target::vectorIsa(c.hardware) == "avx512" ? 16 : 8;
-    target.widthLimit = target.vectorLanes;
+    target.widthLimit = target::vectorIsa(c.hardware) == "avx512" ? 16 : 8;
+    // A tensor within an eighth of L1 stays there beside the streams.
+    for (const auto& level : c.hardware.memory)
+      if (level.name == "L1" && level.capacityBytes > 0) target.residentBytes = level.capacityBytes / 8;
     schedule::VectorScenarios scenarios = schedule::buildVectorScenarios(c.scop, target);
     constraints = std::move(scenarios.tree);
     c.explain += "schedule: vectorization scenarios (paper 004 Alg. 2):\n" + scenarios.explanation;
@@ -112,11 +114,13 @@ isl::schedule scheduleProgram(PassContext& c) {
   }
   if (constraints) so.constraints = &*constraints;
   schedule::ScheduleResult r = scheduler->run(c.scop, so);
-  c.explain += std::string("schedule: ") + scheduler->name() + "'s scheduler\n" + r.explanation;
+  std::string madeBy = r.madeBy.empty() ? scheduler->name() : r.madeBy;
+  c.explain += "schedule: " + madeBy + "'s scheduler\n" + r.explanation;
   if (!r.fallback.empty()) {
     c.warnings.push_back("scheduling: " + r.fallback);
     c.explain += "schedule: " + r.fallback + "\n";
   }
+  c.explain += "schedule: the tree (--emit schedule prints it whole):\n" + poly::scheduleOutline(r.tree);
   std::string violation = schedule::scheduleViolation(c.scop, r.tree);
   if (!violation.empty())
     throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " +

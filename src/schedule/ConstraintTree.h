@@ -6,7 +6,9 @@
 //
 // The text form (`--schedule-constraints FILE`), one node per `row { }`:
 //
-//   # Fig. 3(b): fuse X and Y on rows 0 and 1 with j innermost, else only j innermost
+//   # Fig. 3(b) (tests/schedule/programs/fig3b.constraints), here also
+//   # requiring j's row to be parallel: fuse X and Y on rows 0 and 1 with
+//   # j innermost, else only j innermost
 //   row {                              # depth 0, first alternative
 //     X.i = Y.i; X.k = Y.k; X.1 = Y.1; Y.j = 0
 //     row {                            # depth 1

@@ -99,13 +99,14 @@ class IslScheduler final : public Scheduler {
       setFusionOptions(c, f);
       auto attempt = poly::runBounded(ctx, limit, [&] { return sc.compute_schedule(); });
       if (attempt.value)
-        return {*attempt.value, why.empty() ? "" : why + "; used " + fusionStrategyName(f) + " fusion", ""};
+        return {*attempt.value, why.empty() ? "" : why + "; used " + fusionStrategyName(f) + " fusion", "",
+                ""};
       why += std::string(why.empty() ? "" : ", ") + fusionStrategyName(f) + " fusion stopped at " +
              stopReason(attempt.stop);
     }
     isl::schedule sourceOrder =
         isl::manage(isl_schedule_intersect_domain(scop.initialSchedule.copy(), domain.copy()));
-    return {sourceOrder, why + "; kept the source order (no fusion, no loop reordering)", ""};
+    return {sourceOrder, why + "; kept the source order (no fusion, no loop reordering)", "", ""};
   }
 };
 

@@ -48,6 +48,9 @@ struct ScheduleResult {
   // Empty when the requested schedule was computed; otherwise which cheaper
   // schedule was used and why (shown to the user as a warning).
   std::string fallback;
+  // The scheduler that made `tree` where it is not the one asked (isl's,
+  // when Tessel's falls back); empty otherwise.
+  std::string madeBy;
   // What the scheduler decided, for --explain (which constraint branches held).
   std::string explanation;
 };

@@ -91,6 +91,17 @@ struct Band {
   int rows = 0;
 };
 
+// The statements the constraints of these nodes and their descendants name.
+std::set<int> statementsNamed(const std::vector<ConstraintNode>& nodes) {
+  std::set<int> named;
+  for (const auto& n : nodes) {
+    for (const auto& c : n.constraints)
+      for (const auto& t : c.terms) named.insert(t.first.statement);
+    named.merge(statementsNamed(n.children));
+  }
+  return named;
+}
+
 class Run {
  public:
   Run(const poly::Scop& scop, const SchedulerOptions& options, FusionStrategy fusion)
@@ -113,12 +124,17 @@ class Run {
     Path path;
     path.rows.resize(scop_.statements.size());
     Cursor cursor;
-    if (options_.constraints && !options_.constraints->empty())
+    if (options_.constraints && !options_.constraints->empty()) {
       cursor.alternatives = &options_.constraints->roots;
+      namedByTree_ = statementsNamed(options_.constraints->roots);
+    }
     Outcome o = scheduleGroup(group, deps, path, cursor);
     if (!o.tree && cursor.alternatives) {
+      bool influenceFailed = o.influenceFailed;
       o = scheduleGroup(group, deps, path, Cursor{});
-      o.explanation = "  no branch of the constraint tree holds; scheduled without it\n";
+      o.explanation = influenceFailed ? "  no branch of the constraint tree holds; scheduled without it\n"
+                                      : "  the constraint tree's schedule found no row for a dependence "
+                                        "cycle; scheduled without the tree\n";
     }
     if (!o.tree) throw Unschedulable{};
     explanation = explanation_ + o.explanation;
@@ -375,8 +391,8 @@ class Run {
           return sequence(cut(group, deps, path, cursor), deps, path, cursor);
         // Said only once the whole path below has succeeded (a later failure backtracks).
         if (o.tree && node && node->children.empty())
-          o.explanation = "  constraint tree: branch " + below.branch + " holds for" + names(group) + "\n" +
-                          o.explanation;
+          o.explanation = "  constraint tree: branch " + below.branch + " holds for" + names(group) +
+                          (namesAny(group) ? "" : " (which no constraint names)") + "\n" + o.explanation;
         if (o.tree || !o.influenceFailed) return o;
         break;  // this alternative fails deeper: the next one
       }
@@ -568,16 +584,7 @@ class Run {
   // components that can run last. One part when nothing can be peeled.
   std::vector<std::vector<int>> peelUnnamed(const std::vector<int>& group, const isl::union_map& deps,
                                             const std::vector<ConstraintNode>& alternatives) const {
-    std::set<int> named;
-    std::function<void(const std::vector<ConstraintNode>&)> collect =
-        [&](const std::vector<ConstraintNode>& nodes) {
-          for (const auto& n : nodes) {
-            for (const auto& c : n.constraints)
-              for (const auto& t : c.terms) named.insert(t.first.statement);
-            collect(n.children);
-          }
-        };
-    collect(alternatives);
+    std::set<int> named = statementsNamed(alternatives);
     auto sccs = components(group, deps);
     int n = static_cast<int>(sccs.size());
     auto precedes = [&](int a, int b) {  // some dependence from part a to part b
@@ -701,6 +708,11 @@ class Run {
     return ordered(parts, reach);
   }
 
+  // Whether a constraint of the tree names a statement of `group`.
+  bool namesAny(const std::vector<int>& group) const {
+    return std::any_of(group.begin(), group.end(), [&](int s) { return namedByTree_.count(s) > 0; });
+  }
+
   std::string names(const std::vector<int>& group) const {
     std::string out;
     for (int s : group) out += " " + statement(s).name;
@@ -717,6 +729,7 @@ class Run {
   isl::union_set domain_;
   std::string explanation_;        // what holds whatever the path: programs too hard for isl
   std::set<std::string> tooHard_;  // groups whose row programs ran out of operations (said once)
+  std::set<int> namedByTree_;      // statements some constraint of the tree names
 };
 
 class TesselScheduler final : public Scheduler {
@@ -762,6 +775,7 @@ class TesselScheduler final : public Scheduler {
     ScheduleResult byIsl = makeIslScheduler()->run(scop, islOptions);
     byIsl.fallback =
         why + "; used isl's scheduler" + (byIsl.fallback.empty() ? "" : " (" + byIsl.fallback + ")");
+    byIsl.madeBy = "isl";
     return byIsl;
   }
 };

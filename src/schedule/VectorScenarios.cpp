@@ -18,11 +18,12 @@ namespace {
 
 struct Access {
   bool write = false;
+  bool resident = false;        // the whole tensor stays in the first cache level, whatever the order
   std::vector<int64_t> stride;  // elements, per statement dimension
 };
 
 // The affine accesses of `st` with their linearized strides; others are left out.
-std::vector<Access> accessesOf(const poly::Scop& scop, const poly::Statement& st) {
+std::vector<Access> accessesOf(const poly::Scop& scop, const poly::Statement& st, int64_t residentBytes) {
   std::vector<Access> out;
   for (bool write : {true, false}) {
     (write ? st.writes : st.reads).foreach_map([&](const isl::map& m) {
@@ -45,6 +46,7 @@ std::vector<Access> accessesOf(const poly::Scop& scop, const poly::Statement& st
       isl_size subscripts = isl_multi_aff_dim(ma, isl_dim_out);
       Access a;
       a.write = write;
+      a.resident = tensor->numElements() * te::dtypeBytes(tensor->dtype) <= residentBytes;
       a.stride.assign(st.dims.size(), 0);
       bool affine = subscripts == static_cast<isl_size>(tensor->shape.size());
       for (int k = 0; k < subscripts && affine; ++k) {
@@ -88,7 +90,7 @@ class ScenarioBuilder {
       const auto& st = scop_.statements[s];
       rows_.push_back(static_cast<int>(st.dims.size()) -
                       rank(flatDirections(st.domain), static_cast<int>(st.dims.size())));
-      accesses_.push_back(accessesOf(scop_, st));
+      accesses_.push_back(accessesOf(scop_, st, target_.residentBytes));
       // A reduction's initialization is not steered: it has no order of its
       // own to choose (it rides with its update, at constant rows), and
       // constraints on it would contradict the update's.
@@ -153,11 +155,11 @@ class ScenarioBuilder {
       int64_t stride = std::abs(a.stride[static_cast<size_t>(d)]);
       bool vectorizable = a.stride[static_cast<size_t>(d)] == 0 || a.stride[static_cast<size_t>(d)] == 1;
       if (chosen.empty() && vectorizable) (a.write ? vectorStores : vectorLoads) += 1;
-      if (stride > 0 && (shortest == 0 || stride < shortest)) shortest = stride;
+      if (!a.resident && stride > 0 && (shortest == 0 || stride < shortest)) shortest = stride;
     }
     int atShortest = 0;
     for (const auto& a : accesses)
-      atShortest += shortest > 0 && std::abs(a.stride[static_cast<size_t>(d)]) == shortest;
+      atShortest += !a.resident && shortest > 0 && std::abs(a.stride[static_cast<size_t>(d)]) == shortest;
     double width =
         static_cast<double>(std::min<int64_t>(extent(s, d), target_.widthLimit)) / target_.widthLimit;
     // Accesses sharing a stride gain from it only while it is short: each
@@ -281,9 +283,14 @@ class ScenarioBuilder {
            !deps.intersect_domain(b).intersect_range(a).is_empty();
   }
 
+  // A node's constraints as a set: scenarios that put the same loops below a
+  // row list them in another order.
   static std::string key(const std::vector<CoefficientConstraint>& constraints) {
+    std::vector<std::string> texts;
+    for (const auto& c : constraints) texts.push_back(c.text);
+    std::sort(texts.begin(), texts.end());
     std::string k;
-    for (const auto& c : constraints) k += c.text + ";";
+    for (const auto& t : texts) k += t + ";";
     return k;
   }
 

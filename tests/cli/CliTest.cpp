@@ -174,6 +174,35 @@ TEST_F(Cli, SchedulerAndConstraintFiles) {
   auto plain = runTessel("run " + file("mm.tc") + " --check --scheduler tessel --explain");
   EXPECT_EQ(plain.exitCode, 0) << plain.err;
   EXPECT_NE(plain.err.find("schedule: tessel's scheduler"), std::string::npos) << plain.err;
+  // The final schedule, in short: the update's band with its parallel rows.
+  EXPECT_NE(plain.err.find("schedule: the tree (--emit schedule prints it whole):\n  sequence\n"),
+            std::string::npos)
+      << plain.err;
+  EXPECT_NE(plain.err.find("    filter S1\n      band (permutable):\n        parallel S1[m, n, k] -> m\n"
+                           "        parallel S1[m, n, k] -> n\n        S1[m, n, k] -> k\n"),
+            std::string::npos)
+      << plain.err;
+  // Past its time limit Tessel's scheduler hands over to isl's, and --explain says whose tree it is.
+  auto fallback = runTessel("compile " + std::string(TESSEL_SOURCE_DIR) +
+                            "/tests/schedule/programs/slow_max_fusion.tc --fusion max --scheduler tessel "
+                            "--schedule-time-limit 0.001 --emit ast --explain");
+  EXPECT_EQ(fallback.exitCode, 0) << fallback.err;
+  EXPECT_NE(fallback.err.find("\nschedule: isl's scheduler\n"), std::string::npos) << fallback.err;
+  EXPECT_NE(
+      fallback.err.find("tessel: warning: scheduling: Tessel's scheduler stopped at the scheduling time "
+                        "limit; used isl's scheduler"),
+      std::string::npos)
+      << fallback.err;
+  // Paper 004's scenarios, their costs and the branch that held, in --explain.
+  auto scenarios =
+      runTessel("compile " + testing::sourcePath("tests/schedule/programs/fused_mul_sub_mul.tc") +
+                " --scheduler tessel --schedule-constraints auto --emit ast --explain");
+  EXPECT_EQ(scenarios.exitCode, 0) << scenarios.err;
+  for (const char* line :
+       {"schedule: vectorization scenarios (paper 004 Alg. 2):\n  scenario 1 (cost ",
+        "alternatives for row 0 (fused variants, then plain, then relaxed)\n",
+        "constraint tree: branch 1.1.1 holds for S0 S2\n", "holds for S1 (which no constraint names)\n"})
+    EXPECT_NE(scenarios.err.find(line), std::string::npos) << line << "\n" << scenarios.err;
   std::string paper = testing::sourcePath("tests/schedule/programs/fused_mul_sub_mul.tc");
   std::string tree = testing::sourcePath("tests/schedule/programs/fig3b.constraints");
   auto steered =

@@ -66,6 +66,29 @@ TEST(SchedulingFallback, EveryStrategyPastTheLimitKeepsTheSourceOrder) {
   EXPECT_NO_THROW(schedule::checkSchedule(scop, r.tree, "source order"));
 }
 
+// Tessel's scheduler past its limit hands the program to isl's, which says
+// what it did in turn; the tree is valid and says who made it.
+TEST(SchedulingFallback, TesselsSchedulerPastItsLimitUsesIsls) {
+  poly::IslContext isl;
+  te::Program program = slowMaxFusionProgram();  // the Scop refers to it
+  poly::Scop scop = poly::extractScop(isl.ctx(), program);
+  schedule::SchedulerOptions o;
+  o.fusion = schedule::FusionStrategy::Max;
+  o.operationLimit = 10;
+  auto r = schedule::makeTesselScheduler()->run(scop, o);
+  EXPECT_EQ(
+      r.fallback.rfind("Tessel's scheduler stopped at isl's operation quota; used isl's scheduler (", 0), 0u)
+      << r.fallback;
+  EXPECT_EQ(r.madeBy, "isl");
+  EXPECT_NO_THROW(schedule::checkSchedule(scop, r.tree, "fallback"));
+  // Within its limit it makes the tree itself.
+  o.operationLimit = 0;
+  o.fusion = schedule::FusionStrategy::Smart;
+  auto own = schedule::makeTesselScheduler()->run(scop, o);
+  EXPECT_EQ(own.fallback, "");
+  EXPECT_EQ(own.madeBy, "");
+}
+
 TEST(SchedulingFallback, NoFallbackWithinTheLimit) {
   poly::IslContext isl;
   te::Program program = slowMaxFusionProgram();  // the Scop refers to it

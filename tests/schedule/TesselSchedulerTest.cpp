@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "../support/RunTool.h"
 #include "front/Frontend.h"
@@ -274,6 +275,39 @@ TEST(ConstraintTree, PrintsAndFallsBackToTheNextAlternative) {
   EXPECT_EQ(schedule::scheduleViolation(scop, plain.tree), "");
 }
 
+// Algorithm 1's backtracking: an alternative that holds on its row but
+// whose child cannot hold on the next row gives way to the next alternative
+// of the row above. A node's row is computed once (parallel where it can
+// be); the search moves on to siblings, as the paper's nodes are tried once.
+TEST(ConstraintTree, BacktracksToTheRowAboveWhenAChildCannotHold) {
+  poly::IslContext ctx;
+  te::Program p = programFrom("examples/matmul.tc", {{"M", 5}, {"N", 4}, {"K", 3}});
+  poly::Scop scop = poly::extractScop(ctx.ctx(), p);
+  // Alternative 1: m outermost (holds), then k parallel (the reduction forbids it).
+  // Alternative 2: n outermost, then m.
+  auto tree = schedule::parseConstraintTree(
+      "row { C.m = 1\n  row { C.k = 1; coincident } }\nrow { C.n = 1\n  row { C.m = 1 } }\n", "t", scop);
+  auto r = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &tree);
+  EXPECT_EQ(schedule::scheduleViolation(scop, r.tree), "");
+  EXPECT_NE(r.explanation.find("branch 2.1 holds for"), std::string::npos) << r.explanation;
+  EXPECT_EQ(r.explanation.find("branch 1"), std::string::npos) << r.explanation;
+  isl::union_set update(scop.statement("S1").domain);
+  auto band = r.tree.root().child(0).as<isl::schedule_node_band>();
+  ASSERT_GE(band.n_member(), 2u);
+  EXPECT_TRUE(band.get_partial_schedule().at(0).intersect_domain(update).plain_is_equal(
+      isl::union_pw_aff(ctx.ctx(), "{ S1[m, n, k] -> [(n)] }").intersect_domain(update)));
+  EXPECT_TRUE(band.get_partial_schedule().at(1).intersect_domain(update).plain_is_equal(
+      isl::union_pw_aff(ctx.ctx(), "{ S1[m, n, k] -> [(m)] }").intersect_domain(update)));
+  // `permutable` holds where the row extends the band above: n, m and k in one band.
+  auto permutable = schedule::parseConstraintTree(
+      "row { C.n = 1\n  row { C.m = 1; permutable\n    row { C.k = 1; permutable } } }\n", "t", scop);
+  auto q = scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &permutable);
+  EXPECT_NE(q.explanation.find("branch 1.1.1 holds for"), std::string::npos) << q.explanation;
+  auto one = q.tree.root().child(0).as<isl::schedule_node_band>();
+  EXPECT_EQ(one.n_member(), 3u);
+  EXPECT_TRUE(one.permutable());
+}
+
 // Paper 004 Alg. 2 on its running example: Y's best scenario has j (stride 1
 // in C and D, a broadcast of B) innermost, then k; X's has k innermost. The
 // tree it builds leads, like the hand-written Fig. 3(b), to fused X and Y
@@ -341,6 +375,86 @@ TEST(VectorScenarios, TiesKeepTheStatementsOrderAndLongStridesCountLittle) {
   poly::Scop bertScop = poly::extractScop(ctx.ctx(), bert);
   auto b = schedule::buildVectorScenarios(bertScop, schedule::ScenarioTarget{});
   EXPECT_NE(b.explanation.find("): S0[h s d]\n  scenario 2"), std::string::npos) << b.explanation;
+}
+
+// The width term is w5 * min(N, L) / L (the paper prints L / N, which would
+// favour short loops): with only that weight, a loop of 4 loses to one of
+// 64 for the innermost position.
+TEST(VectorScenarios, WidthTermFavoursLoopsThatFillTheVector) {
+  poly::IslContext ctx;
+  te::Program p = programFrom("examples/transpose.tc", {{"M", 64}, {"N", 4}});
+  poly::Scop scop = poly::extractScop(ctx.ctx(), p);
+  schedule::ScenarioTarget target;
+  target.innermostLoops = 1;
+  schedule::ScenarioWeights widthOnly{0, 0, 0, 0, 1};
+  auto scenarios = schedule::buildVectorScenarios(scop, target, widthOnly);
+  EXPECT_NE(scenarios.explanation.find("scenario 1 (cost 1): S0[m]\n  scenario 2 (cost 0.25): S0[n]\n"),
+            std::string::npos)
+      << scenarios.explanation;
+}
+
+int leaves(const std::vector<schedule::ConstraintNode>& nodes) {
+  int n = 0;
+  for (const auto& node : nodes) n += node.children.empty() ? 1 : leaves(node.children);
+  return n;
+}
+
+// Siblings with the same constraints (in any order) would be one shared prefix.
+bool siblingsDiffer(const std::vector<schedule::ConstraintNode>& nodes) {
+  std::set<std::set<std::string>> keys;
+  for (const auto& node : nodes) {
+    std::set<std::string> key;
+    for (const auto& c : node.constraints) key.insert(c.text);
+    if (!keys.insert(key).second || !siblingsDiffer(node.children)) return false;
+  }
+  return true;
+}
+
+// How the eight scenarios arise (a beam: two loops per innermost position,
+// up to three positions, per statement; the statements' orders combined and
+// the 8 best totals kept), and how they become one tree: fused variants
+// first, then each scenario alone, then relaxed ones steering only the
+// costliest statement, equal prefixes shared.
+TEST(VectorScenarios, EightScenariosInOneTreeFusedFirstRelaxedLast) {
+  poly::IslContext ctx;
+  te::Program p =
+      programFrom("bench/programs/layout_mixed_chain.tc", {{"N", 2}, {"C", 32}, {"H", 5}, {"W", 17}});
+  poly::Scop scop = poly::extractScop(ctx.ctx(), p);
+  auto scenarios = schedule::buildVectorScenarios(scop, schedule::ScenarioTarget{});
+  const std::string& text = scenarios.explanation;
+  // Two 4-loop statements: 8 orders each, 64 pairs, 8 kept, costliest first.
+  EXPECT_NE(text.find("scenario 8 (cost"), std::string::npos) << text;
+  EXPECT_EQ(text.find("scenario 9 (cost"), std::string::npos) << text;
+  double last = 1e300;
+  for (size_t at = text.find("(cost "); at != std::string::npos; at = text.find("(cost ", at + 1)) {
+    double cost = std::stod(text.substr(at + 6));
+    EXPECT_LE(cost, last) << text;
+    last = cost;
+  }
+  const auto& roots = scenarios.tree.roots;
+  ASSERT_FALSE(roots.empty());
+  auto names = [&](const schedule::ConstraintNode& node) {
+    std::set<int> statements;
+    for (const auto& c : node.constraints)
+      for (const auto& t : c.terms) statements.insert(t.first.statement);
+    return statements;
+  };
+  // The first alternative fuses T and O: it equates their coefficients.
+  bool equates = false;
+  for (const auto& c : roots.front().constraints) equates = equates || (c.terms.size() == 2 && c.equality);
+  EXPECT_TRUE(equates) << scenarios.tree.toString(scop);
+  // The last steers one statement only.
+  EXPECT_EQ(names(roots.back()).size(), 1u) << scenarios.tree.toString(scop);
+  // 24 paths (3 variants of 8 scenarios) at most, sharing row 0 where the
+  // same loops lie below it (in any order), no two siblings alike.
+  EXPECT_LE(leaves(roots), 24);
+  EXPECT_LT(roots.size(), static_cast<size_t>(leaves(roots)));
+  EXPECT_TRUE(siblingsDiffer(roots));
+  // The tree schedules validly.
+  auto r =
+      scheduleWith(*schedule::makeTesselScheduler(), scop, schedule::FusionStrategy::Smart, &scenarios.tree);
+  EXPECT_EQ(schedule::scheduleViolation(scop, r.tree), "");
+  EXPECT_NE(r.explanation.find("constraint tree: branch"), std::string::npos) << r.explanation;
 }
 
 }  // namespace
