@@ -271,7 +271,11 @@ class Emitter {
       default:
         break;
     }
-    return target + " = " + v + ";";
+    std::string prefetch;
+    if (!s->prefetchBuffer.empty())
+      prefetch =
+          "__builtin_prefetch(&" + cName(s->prefetchBuffer) + "[" + expr(s->prefetchIndex) + "], 0, 3); ";
+    return prefetch + target + " = " + v + ";";
   }
 
   std::string castExpr(DType t, const Expr& x) {

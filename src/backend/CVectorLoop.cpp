@@ -499,6 +499,9 @@ class VectorLoopEmitter {
         currentLets_ = lets;
         std::optional<int64_t> stride = lir::strideIn(lir::inlineLets(s->index, lets), loop_.name);
         if (stride && *stride == 1) {
+          if (!s->prefetchBuffer.empty())
+            os << pad << "__builtin_prefetch(&" << scalar_.buffer(s->prefetchBuffer) << "["
+               << scalar_.expr(s->prefetchIndex) << "], 0, 3);\n";
           os << pad << v_ << (s->streaming ? "_stream" : "_store") << (full_ ? "_full(&" : "(&")
              << scalar_.buffer(s->name) << "[" << scalar_.expr(s->index) << "], "
              << (full_ ? "" : "tessel_tail, ") << vec(s->value, kUnguarded) << ");\n";

@@ -247,6 +247,11 @@ void printStmt(std::ostream& os, const Stmt& s, int depth) {
       os << "\n";
       return;
     case StmtKind::Store:
+      if (!s->prefetchBuffer.empty()) {
+        os << pad << "prefetch " << s->prefetchBuffer << "[";
+        printExpr(os, s->prefetchIndex);
+        os << "]\n";
+      }
       os << pad << (s->streaming ? "stream " : "") << s->name << "[";
       printExpr(os, s->index);
       os << "] = ";

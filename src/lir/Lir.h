@@ -98,6 +98,11 @@ struct StmtNode {
   int transposeLanes = 0;
   // Store in a vector loop: the backend may bypass the caches (lir/StreamStores.h).
   bool streaming = false;
+  // Store: a read to start before it (a software prefetch, a hint only):
+  // a packing copy's row several rows ahead, which the hardware
+  // prefetchers do not fetch when rows lie pages apart. Empty: none.
+  std::string prefetchBuffer;
+  Expr prefetchIndex;
   Expr value;               // Let: bound index value; Store: stored value
   Expr index;               // Store: flat element index
   Stmt thenCase, elseCase;  // If (cond in `cond`)
