@@ -114,13 +114,17 @@ isl::schedule scheduleProgram(PassContext& c) {
   }
   if (constraints) so.constraints = &*constraints;
   schedule::ScheduleResult r = scheduler->run(c.scop, so);
-  std::string madeBy = r.madeBy.empty() ? scheduler->name() : r.madeBy;
-  c.explain += "schedule: " + madeBy + "'s scheduler\n" + r.explanation;
+  std::string madeBy = r.madeBy.empty() ? std::string(scheduler->name()) + "'s scheduler"
+                       : r.madeBy.find(" for ") == std::string::npos
+                           ? r.madeBy
+                           : std::string(scheduler->name()) + "'s scheduler, " + r.madeBy;
+  c.explain += "schedule: " + madeBy + "\n" + r.explanation;
   if (!r.fallback.empty()) {
     c.warnings.push_back("scheduling: " + r.fallback);
     c.explain += "schedule: " + r.fallback + "\n";
   }
-  c.explain += "schedule: the tree (--emit schedule prints it whole):\n" + poly::scheduleOutline(r.tree);
+  c.explain += "schedule: the scheduler's tree (--dump-after schedule prints it whole):\n" +
+               poly::scheduleOutline(r.tree);
   std::string violation = schedule::scheduleViolation(c.scop, r.tree);
   if (!violation.empty())
     throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " +

@@ -29,7 +29,7 @@ Stmt shifted(const Stmt& s, const std::string& var, int64_t offset) {
   if (!s) return s;
   auto copy = std::make_shared<StmtNode>(*s);
   for (auto& b : copy->body) b = shifted(b, var, offset);
-  for (Expr* e : {&copy->init, &copy->cond, &copy->step, &copy->value, &copy->index})
+  for (Expr* e : {&copy->init, &copy->cond, &copy->step, &copy->value, &copy->index, &copy->prefetchIndex})
     *e = shifted(*e, var, offset);
   copy->thenCase = shifted(s->thenCase, var, offset);
   copy->elseCase = shifted(s->elseCase, var, offset);

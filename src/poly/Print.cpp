@@ -29,7 +29,10 @@ namespace {
 
 std::string statementNames(const isl::union_set& instances) {
   std::set<std::string> names;
-  instances.foreach_set([&](const isl::set& s) { names.insert(isl_set_get_tuple_name(s.get())); });
+  instances.foreach_set([&](const isl::set& s) {
+    const char* name = isl_set_get_tuple_name(s.get());
+    names.insert(name ? name : "(unnamed)");
+  });
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : " ") + n;
   return out;

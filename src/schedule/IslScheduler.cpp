@@ -125,6 +125,9 @@ ScheduleResult schedulePerStatement(const poly::Scop& scop, const isl::union_set
   isl::ctx ctx = domain.ctx();
   std::optional<isl::schedule> result;
   ScheduleResult out;
+  std::vector<std::string> byOthers;  // stages another scheduler made (ScheduleResult::madeBy)
+  std::string other;
+  size_t scheduled = 0;
   for (size_t stage = 0; stage < scop.program->stages.size(); ++stage) {
     isl::union_set part = isl::union_set::empty(ctx);
     for (const auto& statement : scop.statements)
@@ -132,13 +135,27 @@ ScheduleResult schedulePerStatement(const poly::Scop& scop, const isl::union_set
     part = part.intersect(domain);
     if (part.is_empty()) continue;
     ScheduleResult r = one(part);
+    ++scheduled;
     if (!r.fallback.empty())
       out.fallback +=
           (out.fallback.empty() ? "" : "; ") + scop.program->stages[stage].output + ": " + r.fallback;
     out.explanation += r.explanation;
+    if (!r.madeBy.empty()) {
+      byOthers.push_back(scop.program->stages[stage].output);
+      other = r.madeBy;
+    }
     result = result ? isl::manage(isl_schedule_sequence(result->release(), r.tree.release())) : r.tree;
   }
   out.tree = result ? *result : isl::schedule::from_domain(domain);
+  // Said once for the whole tree: the other scheduler, and for which stages
+  // when it did not make them all.
+  if (byOthers.size() == scheduled && scheduled > 0) {
+    out.madeBy = other;
+  } else if (!byOthers.empty()) {
+    std::string stages;
+    for (const auto& s : byOthers) stages += (stages.empty() ? "" : ", ") + s;
+    out.madeBy = other + " for " + stages;
+  }
   return out;
 }
 

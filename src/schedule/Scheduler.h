@@ -48,8 +48,9 @@ struct ScheduleResult {
   // Empty when the requested schedule was computed; otherwise which cheaper
   // schedule was used and why (shown to the user as a warning).
   std::string fallback;
-  // The scheduler that made `tree` where it is not the one asked (isl's,
-  // when Tessel's falls back); empty otherwise.
+  // Where another scheduler than the one asked made `tree`, which (isl's,
+  // when Tessel's falls back), e.g. "isl's scheduler", or "isl's scheduler
+  // for T4, T6" when it made only those stages; empty otherwise.
   std::string madeBy;
   // What the scheduler decided, for --explain (which constraint branches held).
   std::string explanation;

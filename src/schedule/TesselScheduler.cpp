@@ -775,7 +775,7 @@ class TesselScheduler final : public Scheduler {
     ScheduleResult byIsl = makeIslScheduler()->run(scop, islOptions);
     byIsl.fallback =
         why + "; used isl's scheduler" + (byIsl.fallback.empty() ? "" : " (" + byIsl.fallback + ")");
-    byIsl.madeBy = "isl";
+    byIsl.madeBy = "isl's scheduler";
     return byIsl;
   }
 };

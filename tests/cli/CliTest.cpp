@@ -175,8 +175,9 @@ TEST_F(Cli, SchedulerAndConstraintFiles) {
   EXPECT_EQ(plain.exitCode, 0) << plain.err;
   EXPECT_NE(plain.err.find("schedule: tessel's scheduler"), std::string::npos) << plain.err;
   // The final schedule, in short: the update's band with its parallel rows.
-  EXPECT_NE(plain.err.find("schedule: the tree (--emit schedule prints it whole):\n  sequence\n"),
-            std::string::npos)
+  EXPECT_NE(
+      plain.err.find("schedule: the scheduler's tree (--dump-after schedule prints it whole):\n  sequence\n"),
+      std::string::npos)
       << plain.err;
   EXPECT_NE(plain.err.find("    filter S1\n      band (permutable):\n        parallel S1[m, n, k] -> m\n"
                            "        parallel S1[m, n, k] -> n\n        S1[m, n, k] -> k\n"),

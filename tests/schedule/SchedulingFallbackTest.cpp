@@ -79,8 +79,13 @@ TEST(SchedulingFallback, TesselsSchedulerPastItsLimitUsesIsls) {
   EXPECT_EQ(
       r.fallback.rfind("Tessel's scheduler stopped at isl's operation quota; used isl's scheduler (", 0), 0u)
       << r.fallback;
-  EXPECT_EQ(r.madeBy, "isl");
+  EXPECT_EQ(r.madeBy, "isl's scheduler");
   EXPECT_NO_THROW(schedule::checkSchedule(scop, r.tree, "fallback"));
+  // Without fusion each stage is scheduled apart: every stage past the limit, isl's made the whole tree.
+  o.fusion = schedule::FusionStrategy::None;
+  auto perStage = schedule::makeTesselScheduler()->run(scop, o);
+  EXPECT_EQ(perStage.madeBy, "isl's scheduler") << perStage.fallback;
+  EXPECT_NO_THROW(schedule::checkSchedule(scop, perStage.tree, "fallback per stage"));
   // Within its limit it makes the tree itself.
   o.operationLimit = 0;
   o.fusion = schedule::FusionStrategy::Smart;
