@@ -7,6 +7,7 @@
 #include "poly/Print.h"
 #include "schedule/CheckSchedule.h"
 #include "schedule/MarkParallel.h"
+#include "schedule/TreeQueries.h"
 #include "schedule/VectorScenarios.h"
 #include "target/cpu/ContractTemporaries.h"
 #include "target/cpu/ContractionTiles.h"
@@ -124,7 +125,7 @@ isl::schedule scheduleProgram(PassContext& c) {
     c.explain += "schedule: " + r.fallback + "\n";
   }
   c.explain += "schedule: the scheduler's tree (--dump-after schedule prints it whole):\n" +
-               poly::scheduleOutline(r.tree);
+               schedule::scheduleOutline(r.tree);
   std::string violation = schedule::scheduleViolation(c.scop, r.tree);
   if (!violation.empty())
     throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " +

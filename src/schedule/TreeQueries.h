@@ -19,6 +19,10 @@ std::string statementNames(const isl::union_set& instances);
 isl::id markId(isl::ctx ctx, const std::string& name);
 // The name of a mark node's identifier; "" for any other node.
 std::string markName(const isl::schedule_node& node);
+// The tree in a short indented form for --explain: one line per band (its
+// members per statement, `parallel` on coincident members), sequence, set,
+// mark and extension; filters by the statements they keep.
+std::string scheduleOutline(const isl::schedule& schedule, const std::string& indent = "  ");
 
 // Whether isl can answer domain and prefix-schedule questions at `node`. It
 // cannot where instances an extension node adds reach the node (a producer
