@@ -42,7 +42,9 @@ static inline float tessel_f16_to_f32(tessel_f16 h) {
     return f;
   }
   uint32_t bits =
-      exp == 31 ? (sign | 0x7F800000u | (man << 13)) : (sign | ((exp + 112u) << 23) | (man << 13));
+      exp == 31
+          ? (sign | 0x7F800000u | (man << 13) | (man ? 0x400000u : 0u)) /* NaNs come out quiet, as F16C's */
+          : (sign | ((exp + 112u) << 23) | (man << 13));
   memcpy(&f, &bits, 4);
   return f;
 }

@@ -77,6 +77,79 @@ static inline void tessel_v16_stream(float* p, tessel_m16 m, tessel_v16 v) {
     _mm512_mask_storeu_ps(p, m, v);
 }
 static inline tessel_v16 tessel_v16_splat(float x) { return _mm512_set1_ps(x); }
+/* f16 and bf16 lanes: 16-bit patterns held in f32 lanes, converted bit for bit as the scalar
+ * tessel_f16_to_f32 / tessel_f32_to_f16 / tessel_bf16_* do (round to nearest even; a NaN becomes
+ * the scalar code's quiet NaN). Masked forms touch only the active lanes' elements; without
+ * AVX512BW they go through a copy of those lanes. */
+static inline __m256i tessel_v16_load_u16(const uint16_t* p, tessel_m16 m) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+  return _mm256_maskz_loadu_epi16(m, p);
+#else
+  uint16_t lanes[16] = {0};
+  for (int i = 0; i < 16; ++i)
+    if ((m >> i) & 1u) lanes[i] = p[i];
+  return _mm256_loadu_si256((const __m256i*)lanes);
+#endif
+}
+static inline void tessel_v16_store_u16(uint16_t* p, tessel_m16 m, __m256i h) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+  _mm256_mask_storeu_epi16(p, m, h);
+#else
+  uint16_t lanes[16];
+  _mm256_storeu_si256((__m256i*)lanes, h);
+  for (int i = 0; i < 16; ++i)
+    if ((m >> i) & 1u) p[i] = lanes[i];
+#endif
+}
+static inline __m256i tessel_v16_to_f16_bits(tessel_v16 v) {
+  /* NaN lanes as sign | 0x7FC00000, which converts to the scalar code's sign | 0x7E00. */
+  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int)0x80000000u));
+  v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                         _mm512_castsi512_ps(_mm512_or_si512(sign, _mm512_set1_epi32(0x7FC00000))));
+  return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline __m256i tessel_v16_to_bf16_bits(tessel_v16 v) {
+  const __m512i bits = _mm512_castps_si512(v);
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF), odd)), 16);
+  r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                            _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x40)));
+  return _mm512_cvtepi32_epi16(r);
+}
+static inline tessel_v16 tessel_v16_from_bf16_bits(__m256i h) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+static inline tessel_v16 tessel_v16_load_f16(const uint16_t* p, tessel_m16 m) {
+  return _mm512_cvtph_ps(tessel_v16_load_u16(p, m));
+}
+static inline tessel_v16 tessel_v16_load_f16_full(const uint16_t* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));
+}
+static inline tessel_v16 tessel_v16_load_bf16(const uint16_t* p, tessel_m16 m) {
+  return tessel_v16_from_bf16_bits(tessel_v16_load_u16(p, m));
+}
+static inline tessel_v16 tessel_v16_load_bf16_full(const uint16_t* p) {
+  return tessel_v16_from_bf16_bits(_mm256_loadu_si256((const __m256i*)p));
+}
+static inline void tessel_v16_store_f16(uint16_t* p, tessel_m16 m, tessel_v16 v) {
+  tessel_v16_store_u16(p, m, tessel_v16_to_f16_bits(v));
+}
+static inline void tessel_v16_store_f16_full(uint16_t* p, tessel_v16 v) {
+  _mm256_storeu_si256((__m256i*)p, tessel_v16_to_f16_bits(v));
+}
+static inline void tessel_v16_store_bf16(uint16_t* p, tessel_m16 m, tessel_v16 v) {
+  tessel_v16_store_u16(p, m, tessel_v16_to_bf16_bits(v));
+}
+static inline void tessel_v16_store_bf16_full(uint16_t* p, tessel_v16 v) {
+  _mm256_storeu_si256((__m256i*)p, tessel_v16_to_bf16_bits(v));
+}
+/* A value rounded to f16 or bf16 and widened back (a cast's result). */
+static inline tessel_v16 tessel_v16_round_f16(tessel_v16 v) {
+  return _mm512_cvtph_ps(tessel_v16_to_f16_bits(v));
+}
+static inline tessel_v16 tessel_v16_round_bf16(tessel_v16 v) {
+  return tessel_v16_from_bf16_bits(tessel_v16_to_bf16_bits(v));
+}
 /* Transposes the 16 x 16 block whose rows are r[0..15] in place (row i, lane j becomes row j,
  * lane i): interleaves of row pairs, then of pair pairs within 128-bit lanes, then two rounds of
  * 128-bit lane shuffles; 64 shuffles, all in registers once inlined. */
@@ -278,6 +351,95 @@ static inline void tessel_v8_stream(float* p, tessel_m8 m, tessel_v8 v) {
     tessel_v8_store(p, m, v);
 }
 static inline tessel_v8 tessel_v8_splat(float x) { return _mm256_set1_ps(x); }
+/* f16 and bf16 lanes, as the tessel_v16 forms: 8 16-bit patterns in an __m128i; f16 through
+ * F16C where the kernel is compiled for it, else lane by lane with the scalar conversions. */
+static inline __m128i tessel_v8_load_u16(const uint16_t* p, tessel_m8 m) {
+  unsigned bits = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m));
+  if (bits == 0xFFu) return _mm_loadu_si128((const __m128i*)p);
+  uint16_t lanes[8] = {0};
+  for (int i = 0; i < 8; ++i)
+    if ((bits >> i) & 1u) lanes[i] = p[i];
+  return _mm_loadu_si128((const __m128i*)lanes);
+}
+static inline void tessel_v8_store_u16(uint16_t* p, tessel_m8 m, __m128i h) {
+  unsigned bits = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m));
+  if (bits == 0xFFu) {
+    _mm_storeu_si128((__m128i*)p, h);
+    return;
+  }
+  uint16_t lanes[8];
+  _mm_storeu_si128((__m128i*)lanes, h);
+  for (int i = 0; i < 8; ++i)
+    if ((bits >> i) & 1u) p[i] = lanes[i];
+}
+static inline __m128i tessel_v8_to_f16_bits(tessel_v8 v) {
+#if defined(__F16C__)
+  const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+  const __m256 quiet =
+      _mm256_or_ps(_mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u))),
+                   _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)));
+  return _mm256_cvtps_ph(_mm256_blendv_ps(v, quiet, nan), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#else
+  float f[8];
+  uint16_t h[8];
+  _mm256_storeu_ps(f, v);
+  for (int i = 0; i < 8; ++i) h[i] = tessel_f32_to_f16(f[i]);
+  return _mm_loadu_si128((const __m128i*)h);
+#endif
+}
+static inline tessel_v8 tessel_v8_from_f16_bits(__m128i h) {
+#if defined(__F16C__)
+  return _mm256_cvtph_ps(h);
+#else
+  uint16_t b[8];
+  float f[8];
+  _mm_storeu_si128((__m128i*)b, h);
+  for (int i = 0; i < 8; ++i) f[i] = tessel_f16_to_f32(b[i]);
+  return _mm256_loadu_ps(f);
+#endif
+}
+static inline __m128i tessel_v8_to_bf16_bits(tessel_v8 v) {
+  const __m256i bits = _mm256_castps_si256(v);
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), odd)), 16);
+  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  r = _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x40)), nan);
+  /* Every lane is below 2^16: the unsigned saturating pack keeps it. */
+  return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+}
+static inline tessel_v8 tessel_v8_from_bf16_bits(__m128i h) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+static inline tessel_v8 tessel_v8_load_f16(const uint16_t* p, tessel_m8 m) {
+  return tessel_v8_from_f16_bits(tessel_v8_load_u16(p, m));
+}
+static inline tessel_v8 tessel_v8_load_f16_full(const uint16_t* p) {
+  return tessel_v8_from_f16_bits(_mm_loadu_si128((const __m128i*)p));
+}
+static inline tessel_v8 tessel_v8_load_bf16(const uint16_t* p, tessel_m8 m) {
+  return tessel_v8_from_bf16_bits(tessel_v8_load_u16(p, m));
+}
+static inline tessel_v8 tessel_v8_load_bf16_full(const uint16_t* p) {
+  return tessel_v8_from_bf16_bits(_mm_loadu_si128((const __m128i*)p));
+}
+static inline void tessel_v8_store_f16(uint16_t* p, tessel_m8 m, tessel_v8 v) {
+  tessel_v8_store_u16(p, m, tessel_v8_to_f16_bits(v));
+}
+static inline void tessel_v8_store_f16_full(uint16_t* p, tessel_v8 v) {
+  _mm_storeu_si128((__m128i*)p, tessel_v8_to_f16_bits(v));
+}
+static inline void tessel_v8_store_bf16(uint16_t* p, tessel_m8 m, tessel_v8 v) {
+  tessel_v8_store_u16(p, m, tessel_v8_to_bf16_bits(v));
+}
+static inline void tessel_v8_store_bf16_full(uint16_t* p, tessel_v8 v) {
+  _mm_storeu_si128((__m128i*)p, tessel_v8_to_bf16_bits(v));
+}
+static inline tessel_v8 tessel_v8_round_f16(tessel_v8 v) {
+  return tessel_v8_from_f16_bits(tessel_v8_to_f16_bits(v));
+}
+static inline tessel_v8 tessel_v8_round_bf16(tessel_v8 v) {
+  return tessel_v8_from_bf16_bits(tessel_v8_to_bf16_bits(v));
+}
 /* Transposes the 8 x 8 block whose rows are r[0..7] in place, as tessel_v16_transpose does. */
 static inline void tessel_v8_transpose(tessel_v8 r[8]) {
   __m256 t[8], u[8];

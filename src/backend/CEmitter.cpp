@@ -104,7 +104,8 @@ class Emitter {
         if (vectorCode) {
           ScalarC scalar{[this](const Expr& e) { return expr(e); },
                          [this](const lir::Stmt& st) { return storeText(st); },
-                         [](const std::string& b) { return cName(b); }};
+                         [](const std::string& b) { return cName(b); },
+                         [this](const std::string& b) { return bufferType(b); }};
           if (s->transposeLanes > 0)
             emitTransposeBlock(os_, s, depth, scalar, ranges_, s->parallel ? pragma : "");
           else
@@ -254,7 +255,10 @@ class Emitter {
 
   std::string storeText(const lir::Stmt& s) {
     DType t = bufferType(s->name);
-    std::string v = expr(s->value);
+    // A cast to the stored 16-bit type rounds as the store does: rounding twice is rounding once.
+    bool narrowCast =
+        (t == DType::F16 || t == DType::BF16) && s->value->kind == ExprKind::Cast && s->value->type == t;
+    std::string v = expr(narrowCast ? s->value->operands[0] : s->value);
     std::string target = cName(s->name) + "[" + expr(s->index) + "]";
     switch (t) {
       case DType::F16:

@@ -502,9 +502,14 @@ class VectorLoopEmitter {
           if (!s->prefetchBuffer.empty())
             os << pad << "__builtin_prefetch(&" << scalar_.buffer(s->prefetchBuffer) << "["
                << scalar_.expr(s->prefetchIndex) << "], 0, 3);\n";
-          os << pad << v_ << (s->streaming ? "_stream" : "_store") << (full_ ? "_full(&" : "(&")
-             << scalar_.buffer(s->name) << "[" << scalar_.expr(s->index) << "], "
-             << (full_ ? "" : "tessel_tail, ") << vec(s->value, kUnguarded) << ");\n";
+          te::DType t = scalar_.type(s->name);
+          // Streaming stores are for f32 outputs (lir::markStreamingStores).
+          std::string kind = t != te::DType::F32 ? "_store" + narrowSuffix(t)
+                             : s->streaming      ? "_stream"
+                                                 : "_store";
+          os << pad << v_ << kind << (full_ ? "_full(&" : "(&") << scalar_.buffer(s->name) << "["
+             << scalar_.expr(s->index) << "], " << (full_ ? "" : "tessel_tail, ")
+             << vec(storedValue(*s, t), kUnguarded) << ");\n";
           return;
         }
         std::optional<lir::ReductionStore> r = lir::asReduction(*s, lets);
@@ -524,6 +529,18 @@ class VectorLoopEmitter {
 
   bool varies(const Expr& e) const { return lir::dependsOn(e, loop_.name); }
 
+  // A store's value, without a cast to the stored 16-bit type: rounding twice is rounding once.
+  static const Expr& storedValue(const lir::StmtNode& store, te::DType stored) {
+    const Expr& v = store.value;
+    return v->kind == ExprKind::Cast && v->type == stored && stored != te::DType::F32 ? v->operands[0] : v;
+  }
+
+  // The prelude's suffix for loads, stores and roundings of a 16-bit float type.
+  static std::string narrowSuffix(te::DType t) {
+    TESSEL_CHECK(t == te::DType::F16 || t == te::DType::BF16, "emit-c", "a vector lane type is not a float");
+    return t == te::DType::F16 ? "_f16" : "_bf16";
+  }
+
   // The vector of `e` over the lanes; `mask`: the lanes whose loads may run.
   // Index sub-expressions are printed as scalars: they are the first lane's
   // value, and unit-stride (stride-2) loads read the following (every other) elements.
@@ -538,6 +555,10 @@ class VectorLoopEmitter {
             mask == kUnguarded
                 ? "&" + scalar_.buffer(e->name) + "[" + scalar_.expr(e->operands[0]) + "]"
                 : "TESSEL_ADDRESS(" + scalar_.buffer(e->name) + ", " + scalar_.expr(e->operands[0]) + ")";
+        if (te::DType t = scalar_.type(e->name); t != te::DType::F32)  // unit stride (the vectorizer's rule)
+          return full_ && mask == kUnguarded
+                     ? v_ + "_load" + narrowSuffix(t) + "_full(" + first + ")"
+                     : v_ + "_load" + narrowSuffix(t) + "(" + first + ", " + mask + ")";
         std::optional<int64_t> stride = lir::strideIn(index, loop_.name);
         if (stride && (*stride == 1 || *stride == 2) && full_ && mask == kUnguarded)
           return v_ + (*stride == 2 ? "_load_stride2_full(" : "_load_full(") + first + ")";
@@ -608,6 +629,9 @@ class VectorLoopEmitter {
         break;
       case ExprKind::Select:
         return selectVector(e, mask);
+      case ExprKind::Cast:
+        // f16 and bf16 values are f32 lanes; a cast to one rounds them as the scalar code does.
+        return e->type == te::DType::F32 ? a(0) : v_ + "_round" + narrowSuffix(e->type) + "(" + a(0) + ")";
       default:
         break;
     }
@@ -682,7 +706,7 @@ class VectorLoopEmitter {
   std::string condition(const Expr& c, const std::string& mask) {
     const Expr& first = c->kind == ExprKind::Binary ? c->operands[0] : c;
     if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp) &&
-        (first->index || first->type != te::DType::F32))
+        (first->index || !lir::isLaneFloat(first->type)))
       return v_ + "_cmp_i32_" + integerPredicate(c->binaryOp) + "(" + lanes(c->operands[0]) + ", " +
              lanes(c->operands[1]) + ")";
     if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp))

@@ -21,6 +21,7 @@ struct ScalarC {
   std::function<std::string(const lir::Expr&)> expr;      // a scalar value or index expression
   std::function<std::string(const lir::Stmt&)> store;     // a whole scalar store statement
   std::function<std::string(const std::string&)> buffer;  // the C name of a tensor
+  std::function<te::DType(const std::string&)> type;      // a tensor's element type
 };
 
 // `ranges`: the values of the variables of the loops and lets around the

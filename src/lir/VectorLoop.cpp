@@ -76,7 +76,7 @@ class BodyChecker {
     storedBuffers_.insert(s.name);
     guarded_ = guarded;
     auto type = buffers_.find(s.name);
-    if (type == buffers_.end() || type->second != DType::F32) return "it stores to a non-f32 tensor";
+    if (type == buffers_.end() || !isLaneFloat(type->second)) return "it stores to a non-float tensor";
     std::optional<int64_t> stride = strideIn(inlineLets(s.index, lets), loop_.name);
     if (stride && *stride == 1) {
       noteAccesses(inlineLets(s.value, lets));
@@ -85,6 +85,8 @@ class BodyChecker {
     }
     if (stride && *stride == 0) {
       if (loop_.vector != VectorHint::Reduction) return "a store does not move with the loop";
+      // The scalar code rounds the element after every term; lanes would round once.
+      if (type->second != DType::F32) return "a reduction into a 16-bit float tensor";
       if (guarded) return "a reduction is guarded by a condition";
       std::optional<ReductionStore> r = asReduction(s, lets);
       if (!r) return "a store to one element is not a reduction";
@@ -113,15 +115,18 @@ class BodyChecker {
       if (!loadsAllowed && containsLoad(e)) return "a per-lane branch reads memory";
       return "";
     }
-    if (e->index || e->type != DType::F32) return "a value that varies is not f32";
+    if (e->index || !isLaneFloat(e->type)) return "a value that varies is not a float";
     switch (e->kind) {
       case ExprKind::Load: {
         // Inside a per-lane branch the load is masked with the branch's lanes.
         auto t = buffers_.find(e->name);
-        if (t == buffers_.end() || t->second != DType::F32) return "it reads a non-f32 tensor";
+        if (t == buffers_.end() || !isLaneFloat(t->second)) return "it reads a non-float tensor";
         // Unit stride, stride 2 (deinterleaving loads) or a quotient (see VectorPrelude.h).
         std::optional<int64_t> stride = strideIn(e->operands[0], loop_.name);
-        if (stride && (*stride == 1 || *stride == 2)) return "";
+        if (stride && *stride == 1) return "";
+        // 16-bit floats are converted as they are loaded, from unit-stride runs only.
+        if (t->second != DType::F32) return "a 16-bit float read is strided or indirect";
+        if (stride && *stride == 2) return "";
         if (quotientIndex(e->operands[0], loop_.name)) return "";
         if (!blockVar_.empty() && isTransposedRead(e->operands[0], loop_.name, blockVar_)) {
           if (!loadsAllowed || guarded_ || selected_) return "a read to transpose is under a condition";
@@ -159,6 +164,12 @@ class BodyChecker {
           default:
             return std::string("no vector form of '") + te::unaryOpName(e->unaryOp) + "'";
         }
+      case ExprKind::Cast: {
+        // To f32 (a 16-bit float's value already is one) or rounded to f16 or bf16.
+        const Expr& x = e->operands[0];
+        if (x->index || !isLaneFloat(x->type)) return "a conversion from an integer varies";
+        return value(x, loadsAllowed);
+      }
       case ExprKind::Select: {
         const Expr& c = e->operands[0];
         // A transposed read loads its whole block whatever a row's branch.
@@ -187,7 +198,7 @@ class BodyChecker {
   std::string condition(const Expr& c) {
     if (c->kind == ExprKind::Binary && te::isComparison(c->binaryOp)) {
       const Expr& a = c->operands[0];
-      if (a->index || a->type != DType::F32) {
+      if (a->index || !isLaneFloat(a->type)) {
         for (const auto& o : c->operands)
           if (!isIntegerLaneValue(o, loop_.name))
             return "a per-lane integer comparison is not on uniform or unit-stride values";
@@ -216,6 +227,8 @@ class BodyChecker {
 };
 
 }  // namespace
+
+bool isLaneFloat(te::DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
 
 void collectLoads(const Expr& e, std::set<std::string>& buffers) {
   if (e->kind == ExprKind::Load) buffers.insert(e->name);

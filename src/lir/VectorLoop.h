@@ -20,6 +20,9 @@ namespace tessel::lir {
 using LetBindings = std::map<std::string, Expr>;  // let name -> value with earlier lets inlined
 using BufferTypes = std::map<std::string, te::DType>;
 
+// Values vector lanes hold as f32: f32 itself, and f16 and bf16, which the
+// scalar code also computes in f32 (converted as loaded, rounded as stored or cast).
+bool isLaneFloat(te::DType t);
 // The buffers `e` loads from.
 void collectLoads(const Expr& e, std::set<std::string>& buffers);
 // Structural equality.

@@ -2,15 +2,19 @@
 // active lanes get their elements (stride 2: p[2i], inactive lanes 0), and no
 // element past the last active lane's is read (the buffer ends at an
 // unreadable page). Masked AVX2 stores (plain stores for a tail mask) write
-// exactly the active lanes, none past the last.
+// exactly the active lanes, none past the last. The f16 and bf16 forms give
+// the scalar conversions' bits, with and without F16C.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "abi/KernelPrelude.h"
 #include "abi/KernelPreludeText.h"
 #include "abi/VectorMathText.h"
 #include "abi/VectorPreludeText.h"
@@ -55,6 +59,63 @@ void tessel_vp_test_store(int stream, float* p, unsigned mask) {
     tessel_v8_stream(p, m, v);
   else
     tessel_v8_store(p, m, v);
+#endif
+}
+/* n (a multiple of 16) values converted by the vector forms, whole vectors. kind 0: f16 patterns
+ * to f32, 1: bf16 patterns to f32, 2: f32 to f16 patterns, 3: f32 to bf16 patterns, 4: f32
+ * rounded to f16 and back, 5: rounded to bf16 and back. */
+void tessel_vp_test_convert(int lanes, int kind, const void* in, void* out, long n) {
+  const uint16_t* h = (const uint16_t*)in;
+  const float* f = (const float*)in;
+  uint16_t* ho = (uint16_t*)out;
+  float* fo = (float*)out;
+#if defined(__AVX512F__)
+  if (lanes == 16) {
+    for (long i = 0; i < n; i += 16) {
+      if (kind == 0) _mm512_storeu_ps(fo + i, tessel_v16_load_f16_full(h + i));
+      if (kind == 1) _mm512_storeu_ps(fo + i, tessel_v16_load_bf16_full(h + i));
+      if (kind == 2) tessel_v16_store_f16_full(ho + i, _mm512_loadu_ps(f + i));
+      if (kind == 3) tessel_v16_store_bf16_full(ho + i, _mm512_loadu_ps(f + i));
+      if (kind == 4) _mm512_storeu_ps(fo + i, tessel_v16_round_f16(_mm512_loadu_ps(f + i)));
+      if (kind == 5) _mm512_storeu_ps(fo + i, tessel_v16_round_bf16(_mm512_loadu_ps(f + i)));
+    }
+    return;
+  }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  for (long i = 0; i < n; i += 8) {
+    if (kind == 0) _mm256_storeu_ps(fo + i, tessel_v8_load_f16_full(h + i));
+    if (kind == 1) _mm256_storeu_ps(fo + i, tessel_v8_load_bf16_full(h + i));
+    if (kind == 2) tessel_v8_store_f16_full(ho + i, _mm256_loadu_ps(f + i));
+    if (kind == 3) tessel_v8_store_bf16_full(ho + i, _mm256_loadu_ps(f + i));
+    if (kind == 4) _mm256_storeu_ps(fo + i, tessel_v8_round_f16(_mm256_loadu_ps(f + i)));
+    if (kind == 5) _mm256_storeu_ps(fo + i, tessel_v8_round_bf16(_mm256_loadu_ps(f + i)));
+  }
+#endif
+}
+/* Masked 16-bit loads (kind 0: f16, 1: bf16) into out, or stores (2: f16, 3: bf16) of the lane
+ * values 1, 2, ..., lanes. */
+void tessel_vp_test_narrow_masked(int lanes, int kind, uint16_t* p, unsigned mask, float* out) {
+#if defined(__AVX512F__)
+  if (lanes == 16) {
+    const tessel_m16 m = (tessel_m16)mask;
+    const tessel_v16 v = _mm512_setr_ps(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+    if (kind == 0) _mm512_storeu_ps(out, tessel_v16_load_f16(p, m));
+    if (kind == 1) _mm512_storeu_ps(out, tessel_v16_load_bf16(p, m));
+    if (kind == 2) tessel_v16_store_f16(p, m, v);
+    if (kind == 3) tessel_v16_store_bf16(p, m, v);
+    return;
+  }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  int bits[8];
+  for (int i = 0; i < 8; ++i) bits[i] = (mask >> i) & 1u ? -1 : 0;
+  const tessel_m8 m = _mm256_loadu_si256((const __m256i*)bits);
+  const tessel_v8 v = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+  if (kind == 0) _mm256_storeu_ps(out, tessel_v8_load_f16(p, m));
+  if (kind == 1) _mm256_storeu_ps(out, tessel_v8_load_bf16(p, m));
+  if (kind == 2) tessel_v8_store_f16(p, m, v);
+  if (kind == 3) tessel_v8_store_bf16(p, m, v);
 #endif
 }
 /* Lane i reads p[(n0 + i) / 2^shift - n0 / 2^shift]. */
@@ -103,11 +164,15 @@ void checkEveryMask(LoadFn load, int lanes, float* pages, size_t page) {
 }
 
 // The test functions compiled with the prelude, and two guarded pages.
+// `extraFlags`: added to the kernels' compiler flags.
 class VectorPreludeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { setUpWith({}); }
+  void setUpWith(const std::vector<std::string>& extraFlags) {
     std::string source = std::string(kKernelPrelude) + vectorMathText() + kVectorPrelude + kLoadSource;
-    object_ = runtime::compileSharedObject(source, runtime::CCompilerOptions::defaults());
+    runtime::CCompilerOptions options = runtime::CCompilerOptions::defaults();
+    options.flags.insert(options.flags.end(), extraFlags.begin(), extraFlags.end());
+    object_ = runtime::compileSharedObject(source, options);
     handle_ = dlopen(object_.path.c_str(), RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(handle_, nullptr) << dlerror();
     widest_ = reinterpret_cast<int (*)()>(dlsym(handle_, "tessel_vp_test_lanes"))();
@@ -182,6 +247,123 @@ TEST_F(VectorPreludeTest, MaskedStoresWriteOnlyTheActiveLanes) {
         ASSERT_EQ(p[i], (mask >> i) & 1u ? static_cast<float>(i + 1) : -1.0f)
             << "stream " << stream << ", mask " << mask << ", lane " << i;
     }
+}
+
+using ConvertFn = void (*)(int, int, const void*, void*, long);
+
+uint32_t bitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+float floatOf(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// f32 inputs for the narrowing conversions: every pattern of the bits kept
+// (sign, exponent, the mantissa's high bits: zeros, subnormals, infinities
+// and NaNs included) with the dropped bits just below, at and above half
+// of the last kept one's weight (ties both ways), and at their extremes.
+std::vector<float> narrowingInputs(int droppedBits) {
+  uint32_t half = 1u << (droppedBits - 1), all = (1u << droppedBits) - 1;
+  std::vector<float> in;
+  for (uint32_t high = 0; high < (1u << (32 - droppedBits)); ++high)
+    for (uint32_t low : {0u, 1u, half - 1, half, half + 1, all})
+      in.push_back(floatOf((high << droppedBits) | low));
+  return in;
+}
+
+// The vector conversions give the scalar ones' bits on every input.
+void checkConversions(ConvertFn convert, int lanes) {
+  std::vector<uint16_t> patterns(65536);
+  for (uint32_t h = 0; h < 65536; ++h) patterns[h] = static_cast<uint16_t>(h);
+  std::vector<float> widened(65536);
+  for (int kind : {0, 1}) {
+    convert(lanes, kind, patterns.data(), widened.data(), 65536);
+    for (uint32_t h = 0; h < 65536; ++h) {
+      uint16_t p = static_cast<uint16_t>(h);
+      float want = kind == 0 ? tessel_f16_to_f32(p) : tessel_bf16_to_f32(p);
+      ASSERT_EQ(bitsOf(widened[h]), bitsOf(want)) << lanes << " lanes, kind " << kind << ", pattern " << h;
+    }
+  }
+  // f16 keeps 13 fewer mantissa bits than f32 (its exponent range is
+  // covered because every exponent pattern is), bf16 16.
+  for (int kind : {2, 3, 4, 5}) {
+    bool f16 = kind == 2 || kind == 4;
+    std::vector<float> in = narrowingInputs(f16 ? 13 : 16);
+    in.resize(in.size() / 16 * 16);
+    std::vector<uint16_t> narrow(in.size());
+    std::vector<float> rounded(in.size());
+    convert(lanes, kind, in.data(), kind <= 3 ? static_cast<void*>(narrow.data()) : rounded.data(),
+            static_cast<long>(in.size()));
+    for (size_t i = 0; i < in.size(); ++i) {
+      uint16_t want = f16 ? tessel_f32_to_f16(in[i]) : tessel_f32_to_bf16(in[i]);
+      if (kind <= 3)
+        ASSERT_EQ(narrow[i], want) << lanes << " lanes, kind " << kind << ", input bits " << bitsOf(in[i]);
+      else
+        ASSERT_EQ(bitsOf(rounded[i]), bitsOf(f16 ? tessel_f16_to_f32(want) : tessel_bf16_to_f32(want)))
+            << lanes << " lanes, kind " << kind << ", input bits " << bitsOf(in[i]);
+    }
+  }
+}
+
+TEST_F(VectorPreludeTest, SixteenBitFloatConversionsMatchTheScalarOnesBitForBit) {
+  auto convert = function<ConvertFn>("tessel_vp_test_convert");
+  if (widest_ == 16) checkConversions(convert, 16);
+  checkConversions(convert, 8);
+}
+
+// Masked 16-bit loads read, and masked stores write, only the active lanes'
+// elements; the last active lane's element is the page's last.
+void checkNarrowMasks(void (*fn)(int, int, uint16_t*, unsigned, float*), int lanes, float* pages,
+                      size_t page) {
+  uint16_t* end = reinterpret_cast<uint16_t*>(pages) + page / sizeof(uint16_t);
+  for (int kind = 0; kind < 4; ++kind)
+    for (unsigned mask = 1; mask < (1u << lanes); mask += (lanes == 16 ? 5 : 1)) {
+      int last = 31 - __builtin_clz(mask);
+      uint16_t* p = end - (last + 1);
+      bool f16 = kind % 2 == 0;
+      for (int i = 0; i <= last; ++i) {
+        float v = static_cast<float>(i + 1);
+        p[i] = kind < 2 ? (f16 ? tessel_f32_to_f16(v) : tessel_f32_to_bf16(v)) : uint16_t{0xABCD};
+      }
+      float out[16];
+      fn(lanes, kind, p, mask, out);
+      for (int i = 0; i < (kind < 2 ? lanes : last + 1); ++i) {
+        bool active = (mask >> i) & 1u;
+        float v = static_cast<float>(i + 1);
+        if (kind < 2)
+          ASSERT_EQ(out[i], active ? v : 0.0f) << lanes << " lanes, kind " << kind << ", mask " << mask;
+        else
+          ASSERT_EQ(p[i], active ? (f16 ? tessel_f32_to_f16(v) : tessel_f32_to_bf16(v)) : uint16_t{0xABCD})
+              << lanes << " lanes, kind " << kind << ", mask " << mask << ", lane " << i;
+      }
+    }
+}
+
+TEST_F(VectorPreludeTest, MaskedSixteenBitLoadsAndStoresTouchOnlyTheActiveLanes) {
+  auto fn = function<void (*)(int, int, uint16_t*, unsigned, float*)>("tessel_vp_test_narrow_masked");
+  if (widest_ == 16) checkNarrowMasks(fn, 16, pages_, page_);
+  checkNarrowMasks(fn, 8, pages_, page_);
+}
+
+// Without F16C (and AVX-512 BW/VL) the AVX2 forms convert lane by lane and
+// the AVX-512 ones copy masked lanes: the same bits.
+class VectorPreludeWithoutF16cTest : public VectorPreludeTest {
+ protected:
+  void SetUp() override { setUpWith({"-mno-f16c", "-mno-avx512bw", "-mno-avx512vl"}); }
+};
+
+TEST_F(VectorPreludeWithoutF16cTest, SixteenBitFormsMatchTheScalarOnes) {
+  auto convert = function<ConvertFn>("tessel_vp_test_convert");
+  if (widest_ == 16) checkConversions(convert, 16);
+  checkConversions(convert, 8);
+  auto fn = function<void (*)(int, int, uint16_t*, unsigned, float*)>("tessel_vp_test_narrow_masked");
+  if (widest_ == 16) checkNarrowMasks(fn, 16, pages_, page_);
+  checkNarrowMasks(fn, 8, pages_, page_);
 }
 
 }  // namespace

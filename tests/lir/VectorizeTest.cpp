@@ -1,6 +1,6 @@
 // The vectorizer and the vector code it emits: elementwise loops, the four
 // reductions, per-lane selects (on f32 and on index values), the vector math
-// functions and broadcasts, on
+// functions and broadcasts, f16 and bf16 loads, stores and casts, on
 // AVX-512 (16 lanes) and AVX2 (8 lanes), at sizes that leave partial vectors,
 // each checked against the reference interpreter.
 #include <gtest/gtest.h>
@@ -49,6 +49,12 @@ const VectorCase kCases[] = {
     {"quotient",
      "def f(float(N,N) A) -> (C) {\n  C(i,j) = A(i, j / 2) + 2 * A(i, (j + 1) / 2) - A(i, (j + 3) / 4) + "
      "A(i, (j - 1) / 2) * (j >= 2 ? A(i, (j - 3) / 2) : 0.5) where j in 0:2 * N - 1\n}\n"},
+    // 16-bit floats: converted as loaded (masked on the tail and under a guard), rounded as
+    // stored and where cast; a row sum of half values accumulates in f32 lanes.
+    {"half_bf16",
+     "def f(half(N,N) A, bfloat16(N) b) -> (half(N,N) C, bfloat16(N,N) D, S) {\n"
+     "  C(i,j) = half(fmax(A(i,j) * 2 + b(j), 0)) + (j >= 1 ? A(i, j - 1) : 0) where j in 0:N\n"
+     "  D(i,j) = bfloat16(A(i,j) * 3) - b(i) * b(j)\n  S(i) +=! A(i,j) * float(half(b(j)))\n}\n"},
     {"softmax",
      "def f(float(N,N) X) -> (Y) {\n  m(i) max=! X(i,j)\n  e(i,j) = exp(X(i,j) - m(i))\n  s(i) +=! e(i,j)\n"
      "  Y(i,j) = e(i,j) / s(i)\n}\n"},
