@@ -138,6 +138,9 @@ struct Slice {
   isl::union_map executions;  // tile (outer prefix and tile members) -> instances it runs there
   double redundancy = 0;      // share of its executions that are recomputations
   std::string tileBox;        // "34x34": the slice of one tile
+  // Alg. 4's identical case: a later output nest that runs in the tiles
+  // (each instance once) instead of a producer recomputed there.
+  bool coConsumer = false;
 };
 
 class TileFusion {
@@ -258,7 +261,9 @@ class TileFusion {
       if (!tiles || !schedule::queryable(*tiles)) continue;
       std::string consumer = (untiled ? "each iteration of the untiled outer loop of " : "the tiles of ") +
                              schedule::statementNames(instancesAt(sequence.child(i)));
-      std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled);
+      std::vector<Slice> coConsumers;
+      if (!untiled) coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer);
+      std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled, coConsumers);
       if (slices.empty()) continue;
       std::string why;
       std::optional<isl::schedule> fused = build(candidate, path, i, slices, why);
@@ -269,6 +274,12 @@ class TileFusion {
       schedule = *fused;
       for (const auto& s : slices) {
         sliced[static_cast<size_t>(s.child)] = true;
+        if (s.coConsumer) {
+          explain_ += "basteln: " + schedule::statementNames(s.domain) + " runs in " + consumer +
+                      " (Alg. 4, identical case: it reads the values their slices hold; each of its "
+                      "instances in one tile)\n";
+          continue;
+        }
         char share[32];
         std::snprintf(share, sizeof share, "%.0f%%", 100 * s.redundancy);
         explain_ += "basteln: " + schedule::statementNames(s.domain) + " recomputed in " + consumer + " (a " +
@@ -279,10 +290,88 @@ class TileFusion {
     return schedule;
   }
 
+  // Alg. 4, the identical case (eq. 22): a later nest s that reads values of
+  // a producer the consumer o also reads. Related through those values
+  // (h1 o h2^-1: o's tile -> the producer instances it reads -> the s
+  // instances reading them, with the s instances those depend on), every
+  // instance of s must fall in exactly one of o's tiles; s then runs there
+  // (after the slices, before o's point loops), and the producer's slice
+  // serves both. s may not depend on o or on the nests between them, nor
+  // they on it, and must hold nothing fused or grafted itself.
+  std::vector<Slice> coConsumersOf(const isl::schedule_node& sequence, int consumer,
+                                   const isl::schedule_node_band& tiles, const std::vector<bool>& sliced,
+                                   const std::string& where) {
+    std::vector<Slice> result;
+    if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return result;
+    isl::union_set consumerDomain = instancesAt(sequence.child(consumer));
+    isl::union_map inTile =
+        tiles.child(0).prefix_schedule_union_map().intersect_domain(consumerDomain).reverse();
+    isl::union_set producers = isl::union_set::empty(consumerDomain.ctx());
+    for (int j = 0; j < consumer; ++j) producers = producers.unite(producerInstances(sequence.child(j)));
+    isl::union_map flow = scop_.deps.flow.intersect_domain(producers);
+    isl::union_map validity = scop_.deps.validity();
+    isl::union_set between = consumerDomain;
+    int n = static_cast<int>(sequence.n_children());
+    for (int k = consumer + 1; k < n; ++k) {
+      isl::schedule_node filter = sequence.child(k);
+      isl::union_set domain = instancesAt(filter);
+      isl::union_set before = between;
+      between = between.unite(domain);
+      if (sliced[static_cast<size_t>(k)] || domain.is_empty()) continue;
+      // The producer values both read.
+      isl::union_map read = flow.intersect_range(domain);
+      isl::union_set shared = read.domain().intersect(flow.intersect_range(consumerDomain).domain());
+      if (shared.is_empty()) continue;
+      std::string names = schedule::statementNames(domain);
+      auto refuse = [&](const std::string& why) {
+        explain_ += "basteln: " + names + " does not run in " + where + " (Alg. 4: " + why + ")\n";
+      };
+      if (!validity.intersect_domain(before).intersect_range(domain).is_empty() ||
+          !validity.intersect_domain(domain).intersect_range(before).is_empty()) {
+        refuse("it depends on the nests from the consumer to it, or they on it");
+        continue;
+      }
+      if (holdsMicroKernel(filter) || holdsExtension(filter)) {
+        refuse("its nest holds a micro-kernel or a fusion of its own");
+        continue;
+      }
+      isl::union_map executions =
+          inTile.apply_range(flow.intersect_range(consumerDomain).reverse()).apply_range(read);
+      isl::union_map within = scop_.deps.flow.intersect_domain(domain).intersect_range(domain);
+      if (!within.is_empty()) {
+        isl_bool exact;
+        isl::union_map earlier =
+            isl::manage(isl_union_map_transitive_closure(within.reverse().release(), &exact));
+        executions = executions.unite(executions.apply_range(earlier));
+      }
+      executions = mergedPieces(executions.intersect_range(domain));
+      if (!executions.range().is_equal(domain)) {
+        refuse("some of its instances read none of the values the tiles read");
+        continue;
+      }
+      if (!executions.reverse().is_single_valued()) {
+        refuse("some of its instances would run in several tiles");
+        continue;
+      }
+      result.push_back(Slice{k, domain, executions, 0, "", true});
+    }
+    return result;
+  }
+
+  static bool holdsExtension(const isl::schedule_node& node) {
+    if (node.isa<isl::schedule_node_extension>()) return true;
+    for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+      if (holdsExtension(node.child(i))) return true;
+    return false;
+  }
+
   // `where`: "the tiles of S1", for the explanation. `rows`: the tiles are
-  // the iterations of an untiled consumer's outer loop.
+  // the iterations of an untiled consumer's outer loop. `coConsumers`: later
+  // nests that run in the tiles too (coConsumersOf); they join the slices
+  // only when some producer is recomputed for them.
   std::vector<Slice> slicesFor(const isl::schedule_node& sequence, int consumer,
-                               const isl::schedule_node_band& tiles, const std::string& where, bool rows) {
+                               const isl::schedule_node_band& tiles, const std::string& where, bool rows,
+                               const std::vector<Slice>& coConsumers) {
     std::vector<Slice> slices;
     // d = 1: the tiles must keep an outer parallel loop.
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return slices;
@@ -290,6 +379,10 @@ class TileFusion {
     isl::union_map tileOf = tiles.child(0).prefix_schedule_union_map().intersect_domain(consumerDomain);
     isl::union_map inTile = tileOf.reverse();  // tile -> instances it runs, growing with each slice
     isl::union_set fused = consumerDomain;
+    for (const auto& c : coConsumers) {
+      inTile = inTile.unite(c.executions);
+      fused = fused.unite(c.domain);
+    }
     isl::union_map flow = scop_.deps.flow;
     int64_t sliceBytesSoFar = 0;
     for (int j = consumer - 1; j >= 0; --j) {
@@ -399,7 +492,15 @@ class TileFusion {
       inTile = inTile.unite(need);
       fused = fused.unite(recomputed);
     }
-    std::reverse(slices.begin(), slices.end());  // program order
+    if (slices.empty()) return slices;
+    // A co-consumer that reads a recomputed producer must run in the tiles
+    // (the producer's nest no longer computes those values); one that reads
+    // none stays in its nest.
+    isl::union_set recomputed = isl::union_set::empty(inTile.ctx());
+    for (const auto& s : slices) recomputed = recomputed.unite(s.domain);
+    for (const auto& c : coConsumers)
+      if (!flow.intersect_domain(recomputed).intersect_range(c.domain).is_empty()) slices.push_back(c);
+    std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) { return a.child < b.child; });
     return slices;
   }
 
@@ -480,6 +581,13 @@ class TileFusion {
   std::optional<isl::schedule> build(const isl::schedule& schedule, const std::vector<int>& path,
                                      int consumer, const std::vector<Slice>& slices, std::string& why) {
     isl::schedule_node sequence = at(schedule, path);
+    // A co-consumer's register tiles are marked before it moves (mark-unroll-jam
+    // cannot query nests under an extension node).
+    for (const auto& s : slices)
+      if (s.coConsumer)
+        sequence = target::cpu::markUnrollJamLoopsBelow(scop_, sequence.child(s.child).child(0), explain_)
+                       .parent()
+                       .parent();
     isl::union_map extension = isl::union_map::empty(schedule.ctx());
     for (const auto& s : slices) extension = extension.unite(s.executions);
     // Copies keep the marks that describe their own loops; tiling and
@@ -498,22 +606,34 @@ class TileFusion {
         source = source.child(0).child(0);
       return source;
     };
+    // A co-consumer moves whole (each instance runs once): its tile loops
+    // and every mark (its promotions, which AST generation places in
+    // whatever loops surround them) go with it.
+    auto keepAll = [](const std::string&) { return true; };
+    auto copyOf = [&](const Slice& s, isl::schedule_node leaf) {
+      if (s.coConsumer) return schedule::copySubtree(leaf, sequence.child(s.child).child(0), keepAll);
+      return schedule::copySubtree(leaf, pointLoops(s.child), keep);
+    };
     isl::schedule_node graft = isl::schedule_node::from_extension(extension).child(0);
     if (slices.size() == 1) {
-      graft = schedule::copySubtree(graft, pointLoops(slices[0].child), keep);
+      graft = copyOf(slices[0], graft);
     } else {
       isl::union_set_list filters(schedule.ctx(), static_cast<int>(slices.size()));
       for (const auto& s : slices) filters = filters.add(s.domain.universe());
       graft = graft.insert_sequence(filters);
       for (size_t k = 0; k < slices.size(); ++k)
-        graft = schedule::copySubtree(graft.child(static_cast<int>(k)).child(0), pointLoops(slices[k].child),
-                                      keep)
-                    .parent()
-                    .parent();
+        graft = copyOf(slices[k], graft.child(static_cast<int>(k)).child(0)).parent().parent();
     }
     graft = graft.parent();  // the extension node
-    // The producers' own nests keep what no tile runs.
+    // The producers' own nests keep what no tile runs; a co-consumer's is
+    // gone (its marks must not stand twice in the tree).
     for (const auto& s : slices) {
+      if (s.coConsumer) {
+        isl::schedule_node leaf =
+            isl::manage(isl_schedule_node_cut(sequence.child(s.child).child(0).release()));
+        sequence = leaf.insert_filter(isl::union_set::empty(schedule.ctx())).parent().parent();
+        continue;
+      }
       isl::union_set reserved = liveOf(s.domain.subtract(s.executions.range()));
       sequence = sequence.child(s.child).child(0).insert_filter(reserved).parent().parent();
     }

@@ -146,4 +146,9 @@ isl::schedule markUnrollJamLoops(const poly::Scop& scop, const isl::schedule& sc
   return UnrollJamMarker(scop, explain).visit(schedule.root()).schedule();
 }
 
+isl::schedule_node markUnrollJamLoopsBelow(const poly::Scop& scop, const isl::schedule_node& node,
+                                           std::string& explain) {
+  return UnrollJamMarker(scop, explain).visit(node);
+}
+
 }  // namespace tessel::target::cpu

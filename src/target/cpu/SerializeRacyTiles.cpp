@@ -70,7 +70,11 @@ class RaceFinder {
           scop_.writes.intersect_domain(recomputed).intersect_range(isl::union_set(elements));
       bool otherWriters =
           !scop_.writes.intersect_domain(others).intersect_range(isl::union_set(elements)).is_empty();
-      if (!writes.is_injective() || otherWriters) racing = tensor;
+      // Elements each written from one iteration of the loops around (a
+      // nest that runs in the tiles, Alg. 4's identical case, its reduction
+      // included) race with no other tile.
+      bool oneIterationEach = extension.extension().apply_range(writes).reverse().is_single_valued();
+      if ((!writes.is_injective() && !oneIterationEach) || otherWriters) racing = tensor;
     });
     return racing;
   }
