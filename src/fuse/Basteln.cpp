@@ -29,6 +29,9 @@ namespace {
 // producers need several million (about 3 s); past it the fusion is not made.
 constexpr unsigned long kCheckOperations = 10'000'000;
 
+// Why a nest does not run in another's tiles when its instances would run in several.
+constexpr const char* kSeveralTiles = "some of its instances would run in several tiles";
+
 // Statement instances that pass `node` (a filter's own filter included).
 isl::union_set instancesAt(const isl::schedule_node& node) {
   isl::union_set domain = schedule::nodeDomain(node);
@@ -262,7 +265,29 @@ class TileFusion {
       std::string consumer = (untiled ? "each iteration of the untiled outer loop of " : "the tiles of ") +
                              schedule::statementNames(instancesAt(sequence.child(i)));
       std::vector<Slice> coConsumers;
-      if (!untiled) coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer);
+      if (!untiled) {
+        std::string notes;
+        coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer, notes);
+        // A nest whose instances would run in several tiles may run in one
+        // iteration of the outer tile loops alone (the tile rows of a matmul
+        // tiled along its columns too): the tile band is split after them.
+        for (int d = static_cast<int>(tiles->n_member()) - 1;
+             coConsumers.empty() && d >= 1 && notes.find(kSeveralTiles) != std::string::npos; --d) {
+          isl::schedule split = tiles->split(d).schedule();
+          isl::schedule_node splitSequence = at(split, path);
+          std::optional<isl::schedule_node_band> outer = consumerTiles(splitSequence.child(i));
+          if (!outer || !schedule::queryable(*outer)) break;
+          std::string splitNotes;
+          std::vector<Slice> found = coConsumersOf(splitSequence, i, *outer, sliced, consumer, splitNotes);
+          if (found.empty()) continue;
+          candidate = split;
+          sequence = splitSequence;
+          tiles = outer;
+          coConsumers = std::move(found);
+          notes = splitNotes;
+        }
+        explain_ += notes;
+      }
       std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled, coConsumers);
       if (slices.empty()) continue;
       std::string why;
@@ -300,7 +325,7 @@ class TileFusion {
   // they on it, and must hold nothing fused or grafted itself.
   std::vector<Slice> coConsumersOf(const isl::schedule_node& sequence, int consumer,
                                    const isl::schedule_node_band& tiles, const std::vector<bool>& sliced,
-                                   const std::string& where) {
+                                   const std::string& where, std::string& notes) {
     std::vector<Slice> result;
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return result;
     isl::union_set consumerDomain = instancesAt(sequence.child(consumer));
@@ -324,7 +349,7 @@ class TileFusion {
       if (shared.is_empty()) continue;
       std::string names = schedule::statementNames(domain);
       auto refuse = [&](const std::string& why) {
-        explain_ += "basteln: " + names + " does not run in " + where + " (Alg. 4: " + why + ")\n";
+        notes += "basteln: " + names + " does not run in " + where + " (Alg. 4: " + why + ")\n";
       };
       if (!validity.intersect_domain(before).intersect_range(domain).is_empty() ||
           !validity.intersect_domain(domain).intersect_range(before).is_empty()) {
@@ -350,7 +375,7 @@ class TileFusion {
         continue;
       }
       if (!executions.reverse().is_single_valued()) {
-        refuse("some of its instances would run in several tiles");
+        refuse(kSeveralTiles);
         continue;
       }
       result.push_back(Slice{k, domain, executions, 0, "", true});
@@ -609,9 +634,29 @@ class TileFusion {
     // A co-consumer moves whole (each instance runs once): its tile loops
     // and every mark (its promotions, which AST generation places in
     // whatever loops surround them) go with it.
+    // Its bands' isolate options (full tiles apart from partial ones) name
+    // the loops around them, among which the consumer's tile loops now are.
     auto keepAll = [](const std::string&) { return true; };
+    isl::schedule_node consumerTileBand = *consumerTiles(sequence.child(consumer));
+    int outerLoops = isl_schedule_node_get_schedule_depth(consumerTileBand.get());
+    int tileLoops = static_cast<int>(consumerTileBand.as<isl::schedule_node_band>().n_member());
+    auto underTiles = [&](const isl::union_set& options) {
+      isl::union_set result = isl::union_set::empty(options.ctx());
+      options.foreach_set([&](isl::set option) {
+        if (isl_set_is_wrapping(option.get()) == isl_bool_true) {
+          isl::id name = isl::manage(isl_set_get_tuple_id(option.get()));
+          isl_map* loops = isl_set_unwrap(option.release());
+          loops = isl_map_insert_dims(loops, isl_dim_in, static_cast<unsigned>(outerLoops),
+                                      static_cast<unsigned>(tileLoops));
+          option = isl::manage(isl_set_set_tuple_id(isl_map_wrap(loops), name.release()));
+        }
+        result = result.unite(option);
+      });
+      return result;
+    };
     auto copyOf = [&](const Slice& s, isl::schedule_node leaf) {
-      if (s.coConsumer) return schedule::copySubtree(leaf, sequence.child(s.child).child(0), keepAll);
+      if (s.coConsumer)
+        return schedule::copySubtree(leaf, sequence.child(s.child).child(0), keepAll, underTiles);
       return schedule::copySubtree(leaf, pointLoops(s.child), keep);
     };
     isl::schedule_node graft = isl::schedule_node::from_extension(extension).child(0);

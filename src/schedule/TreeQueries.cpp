@@ -114,18 +114,20 @@ isl::union_set executedBelow(const isl::schedule_node& node) {
 }
 
 isl::schedule_node copySubtree(isl::schedule_node leaf, const isl::schedule_node& source,
-                               const std::function<bool(const std::string&)>& keepMark) {
+                               const std::function<bool(const std::string&)>& keepMark,
+                               const std::function<isl::union_set(const isl::union_set&)>& bandOptions) {
   if (source.n_children() == 0) return leaf;
   isl::schedule_node below = source.child(0);
   if (source.isa<isl::schedule_node_band>()) {
     auto band = source.as<isl::schedule_node_band>();
-    if (band.n_member() == 0) return copySubtree(leaf, below, keepMark);
+    if (band.n_member() == 0) return copySubtree(leaf, below, keepMark, bandOptions);
     auto copy = leaf.insert_partial_schedule(band.get_partial_schedule())
                     .as<isl::schedule_node_band>()
                     .set_permutable(band.permutable());
     for (int m = 0; m < static_cast<int>(band.n_member()); ++m)
       copy = copy.member_set_coincident(m, band.member_get_coincident(m));
-    return copySubtree(copy.child(0), below, keepMark).parent();
+    if (bandOptions) copy = copy.set_ast_build_options(bandOptions(band.get_ast_build_options()));
+    return copySubtree(copy.child(0), below, keepMark, bandOptions).parent();
   }
   if (source.isa<isl::schedule_node_sequence>() || source.isa<isl::schedule_node_set>()) {
     int n = static_cast<int>(source.n_children());
@@ -135,19 +137,21 @@ isl::schedule_node copySubtree(isl::schedule_node leaf, const isl::schedule_node
     isl::schedule_node split =
         source.isa<isl::schedule_node_sequence>() ? leaf.insert_sequence(filters) : leaf.insert_set(filters);
     for (int i = 0; i < n; ++i)
-      split = copySubtree(split.child(i).child(0), source.child(i).child(0), keepMark).parent().parent();
+      split = copySubtree(split.child(i).child(0), source.child(i).child(0), keepMark, bandOptions)
+                  .parent()
+                  .parent();
     return split;
   }
   if (source.isa<isl::schedule_node_filter>()) {
     isl::schedule_node copy = leaf.insert_filter(source.as<isl::schedule_node_filter>().get_filter());
-    return copySubtree(copy.child(0), below, keepMark).parent();
+    return copySubtree(copy.child(0), below, keepMark, bandOptions).parent();
   }
   if (source.isa<isl::schedule_node_mark>() && keepMark(markName(source))) {
     isl::schedule_node copy = leaf.insert_mark(isl::manage(isl_schedule_node_mark_get_id(source.get())));
-    return copySubtree(copy.child(0), below, keepMark).parent();
+    return copySubtree(copy.child(0), below, keepMark, bandOptions).parent();
   }
   // Other marks (and contexts) are left out.
-  return copySubtree(leaf, below, keepMark);
+  return copySubtree(leaf, below, keepMark, bandOptions);
 }
 
 namespace {

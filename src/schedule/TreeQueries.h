@@ -43,9 +43,12 @@ isl::union_set executedBelow(const isl::schedule_node& node);
 
 // Builds a copy of the subtree under `source` at `leaf` (a leaf node) and
 // returns the node at `leaf`'s position. Bands keep their schedules,
-// permutability and coincidence but not their AST build options; sequences,
-// sets and filters are copied; a mark is kept only where `keepMark` says so.
+// permutability and coincidence; their AST build options only through
+// `bandOptions` (given the original's, it returns the copy's: they name the
+// loops around the band, which differ at the copy); sequences, sets and
+// filters are copied; a mark is kept only where `keepMark` says so.
 isl::schedule_node copySubtree(isl::schedule_node leaf, const isl::schedule_node& source,
-                               const std::function<bool(const std::string&)>& keepMark);
+                               const std::function<bool(const std::string&)>& keepMark,
+                               const std::function<isl::union_set(const isl::union_set&)>& bandOptions = {});
 
 }  // namespace tessel::schedule

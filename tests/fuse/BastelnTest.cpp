@@ -292,38 +292,46 @@ TEST(Basteln, Alg4DisjointPartsGoIntoTheirOwnReaders) {
 
 // Alg. 4's identical case between nests that pre-tiling fusion keeps apart
 // (the paper's self-attention: one normalized input feeds two projections).
-// Q and K read the same rows of Nm; with tiles over the rows alone, every K
-// instance falls in one tile of Q, so K runs in Q's tiles, each tile
-// computes its rows of Nm once for both, and Nm is no full array. The tile
-// loop stays parallel (K's elements are each written from one tile). With
-// tiles over the columns too, K's instances would run in several tiles:
-// refused, and Nm stays whole.
+// Q and K read the same rows of Nm: every K instance falls in one row tile
+// of Q, so K runs in Q's tiles, each tile computes its rows of Nm once for
+// both, and Nm is no full array. The tile loop stays parallel (K's elements
+// are each written from one tile). With tiles along the columns too, K's
+// instances would run in several tiles: the tile band is split after the
+// rows, and K runs in each row of tiles. R reads rows from both ends of Nm,
+// so some of its instances need two tiles of Q: refused, and Nm stays whole.
 TEST(Basteln, Alg4IdenticalCaseRunsASecondOutputInTheFirstsTiles) {
   const char* body =
       "def f(float(M,K) X, float(M) S, float(K,N) Wq, float(K,N) Wk) -> (Q, Kp) {\n"
       "  Nm(i,k) = X(i,k) * S(i)\n"
       "  Q(i,j) +=! Nm(i,k) * Wq(k,j)\n"
       "  Kp(i,j) +=! Nm(i,k) * Wk(k,j)\n}\n";
+  const char* mirrored =
+      "def f(float(M,K) X, float(M) S, float(K,N) Wq) -> (Q, R) {\n"
+      "  Nm(i,k) = X(i,k) * S(i)\n"
+      "  Q(i,j) +=! Nm(i,k) * Wq(k,j)\n"
+      "  R(i,k) = Nm(i,k) - Nm(M - 1 - i, k)\n}\n";
   for (auto [m, k, n] : {std::tuple{1, 1, 1}, {13, 7, 5}, {17, 13, 33}, {127, 19, 7}}) {
-    std::string tc = "# sizes: M=" + std::to_string(m) + " K=" + std::to_string(k) +
-                     " N=" + std::to_string(n) + "\n" + body;
+    std::string sizes =
+        "# sizes: M=" + std::to_string(m) + " K=" + std::to_string(k) + " N=" + std::to_string(n) + "\n";
     driver::CompileOptions rows = basteln(8, 1.0);  // (partial tiles count as whole in the estimate)
     rows.tiles = tile::parseTilePolicy("*: 8@L2", "test");
-    CheckedProgram c = compileAndCheck(tc, rows);
-    EXPECT_TRUE(c.check.pass) << m << "x" << k << "x" << n << "\n" << c.check.failures;
-    if (m == 1) continue;  // (one row: nothing is tiled)
-    EXPECT_TRUE(c.has("basteln: S3 S4 runs in the tiles of S2 S1 (Alg. 4, identical case"))
-        << c.program.explanation;
-    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S2 S1 (")) << c.program.explanation;
-    EXPECT_FALSE(c.has("run in order")) << c.program.explanation;
-    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "Nm") << c.program.explanation;
-    CheckedProgram cubes = compileAndCheck(tc, basteln(8, 1.0));
-    EXPECT_TRUE(cubes.check.pass) << m << "x" << k << "x" << n << "\n" << cubes.check.failures;
-    if (n > 8) {
+    for (const driver::CompileOptions& o : {rows, basteln(8, 1.0)}) {
+      CheckedProgram c = compileAndCheck(sizes + body, o);
+      EXPECT_TRUE(c.check.pass) << m << "x" << k << "x" << n << "\n" << c.check.failures;
+      if (m == 1) continue;  // (one row: nothing is tiled)
+      EXPECT_TRUE(c.has("basteln: S3 S4 runs in the tiles of S2 S1 (Alg. 4, identical case"))
+          << c.program.explanation;
+      EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S2 S1 (")) << c.program.explanation;
+      EXPECT_FALSE(c.has("run in order")) << c.program.explanation;
+      for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "Nm") << c.program.explanation;
+    }
+    CheckedProgram refused = compileAndCheck(sizes + mirrored, rows);
+    EXPECT_TRUE(refused.check.pass) << m << "x" << k << "x" << n << "\n" << refused.check.failures;
+    if (m > 8) {
       EXPECT_TRUE(
-          cubes.has("basteln: S3 S4 does not run in the tiles of S2 S1 (Alg. 4: some of its instances "
-                    "would run in several tiles)"))
-          << cubes.program.explanation;
+          refused.has("basteln: S3 does not run in the tiles of S2 S1 (Alg. 4: some of its instances "
+                      "would run in several tiles)"))
+          << refused.program.explanation;
     }
   }
 }
