@@ -35,6 +35,10 @@ std::string scheduleViolation(const poly::Scop& scop, const isl::schedule& sched
     if (n.isa<isl::schedule_node_expansion>()) unsupported = "expansion";
     return unsupported.empty();
   });
+  if (unsupported == "extension")
+    return "has an extension node; schedule files may hold domain, band, filter, sequence, set and mark "
+           "nodes (a tree dumped after basteln holds its fusions: give the tree from --dump-after schedule "
+           "or basteln-group, and --fusion basteln fuses it again)";
   if (!unsupported.empty())
     return "has a " + unsupported +
            " node; schedule files may hold domain, band, filter, sequence, set and mark nodes";

@@ -473,6 +473,20 @@ TEST_F(Cli, ScheduleFromFileIsCheckedAndUsed) {
   auto guard = runTessel("run " + file("mm.tc") + " --schedule " + file("guard.yaml"));
   EXPECT_EQ(guard.exitCode, 2);
   EXPECT_NE(guard.err.find("has a guard node"), std::string::npos) << guard.err;
+
+  // A tree dumped after basteln holds its fusions' extension nodes: refused, with the trees to give instead.
+  writeText(file("blur.tc"),
+            "# sizes: H=18 W=21\ndef blur(float(H, W) I) -> (O) {\n"
+            "  B(h, w) = (I(h, w) + I(h, w + 1) + I(h, w + 2)) / 3 where h in 0:H, w in 0:W - 2\n"
+            "  O(h, w) = (B(h, w) + B(h + 1, w) + B(h + 2, w)) / 3 where h in 0:H - 2, w in 0:W - 2\n}\n");
+  auto fused = runTessel("compile " + file("blur.tc") + " --tiles \"*: 4@L2\" --dump-after=basteln");
+  ASSERT_EQ(fused.exitCode, 0) << fused.err;
+  ASSERT_NE(fused.out.find("extension:"), std::string::npos) << fused.out;
+  writeText(file("fused.yaml"), fused.out);
+  auto extension = runTessel("run " + file("blur.tc") + " --schedule " + file("fused.yaml"));
+  EXPECT_EQ(extension.exitCode, 2);
+  EXPECT_NE(extension.err.find("has an extension node"), std::string::npos) << extension.err;
+  EXPECT_NE(extension.err.find("--dump-after schedule or basteln-group"), std::string::npos) << extension.err;
 }
 
 // A "parallel" mark written by hand on the reduction loop is not trusted.
