@@ -537,7 +537,8 @@ class VectorLoopEmitter {
 
   // The prelude's suffix for loads, stores and roundings of a 16-bit float type.
   static std::string narrowSuffix(te::DType t) {
-    TESSEL_CHECK(t == te::DType::F16 || t == te::DType::BF16, "emit-c", "a vector lane type is not a float");
+    TESSEL_CHECK(t == te::DType::F16 || t == te::DType::BF16, "emit-c",
+                 "a vector lane type is not a 16-bit float");
     return t == te::DType::F16 ? "_f16" : "_bf16";
   }
 

@@ -198,6 +198,7 @@ class CpuStrategy final : public TargetStrategy {
            bo.redundancyLimit = c.options.bastelnRedundancy;
            bo.promotions = &c.promotions;
            bo.checkTimeLimit = c.options.fusionCheckTimeLimit;
+           bo.cores = c.hardware.cores;
            // Half the largest private cache: the slices and the consumer's own tile share it.
            for (const auto& level : tilingOptions(c).levels)
              if (level.sharedBy <= 1)

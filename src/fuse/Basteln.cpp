@@ -29,9 +29,6 @@ namespace {
 // producers need several million (about 3 s); past it the fusion is not made.
 constexpr unsigned long kCheckOperations = 10'000'000;
 
-// Why a nest does not run in another's tiles when its instances would run in several.
-constexpr const char* kSeveralTiles = "some of its instances would run in several tiles";
-
 // Statement instances that pass `node` (a filter's own filter included).
 isl::union_set instancesAt(const isl::schedule_node& node) {
   isl::union_set domain = schedule::nodeDomain(node);
@@ -265,30 +262,52 @@ class TileFusion {
       std::string consumer = (untiled ? "each iteration of the untiled outer loop of " : "the tiles of ") +
                              schedule::statementNames(instancesAt(sequence.child(i)));
       std::vector<Slice> coConsumers;
+      isl::schedule unsplit = candidate;
+      int splitAfter = 0;  // tile loops the co-consumers run in, when the tile band was split
       if (!untiled) {
-        std::string notes;
-        coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer, notes);
+        std::string notes, lastSplitNotes;
+        bool severalTiles = false;
+        coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer, notes, severalTiles);
         // A nest whose instances would run in several tiles may run in one
         // iteration of the outer tile loops alone (the tile rows of a matmul
         // tiled along its columns too): the tile band is split after them.
-        for (int d = static_cast<int>(tiles->n_member()) - 1;
-             coConsumers.empty() && d >= 1 && notes.find(kSeveralTiles) != std::string::npos; --d) {
+        for (int d = static_cast<int>(tiles->n_member()) - 1; coConsumers.empty() && severalTiles && d >= 1;
+             --d) {
           isl::schedule split = tiles->split(d).schedule();
           isl::schedule_node splitSequence = at(split, path);
           std::optional<isl::schedule_node_band> outer = consumerTiles(splitSequence.child(i));
           if (!outer || !schedule::queryable(*outer)) break;
           std::string splitNotes;
-          std::vector<Slice> found = coConsumersOf(splitSequence, i, *outer, sliced, consumer, splitNotes);
-          if (found.empty()) continue;
+          bool splitSeveral = false;
+          std::string rowsOfTiles = "the outer " + std::to_string(d) + " tile loop(s) of " +
+                                    schedule::statementNames(instancesAt(sequence.child(i)));
+          std::vector<Slice> found =
+              coConsumersOf(splitSequence, i, *outer, sliced, rowsOfTiles, splitNotes, splitSeveral);
+          if (found.empty()) {
+            lastSplitNotes = splitNotes;
+            continue;
+          }
           candidate = split;
           sequence = splitSequence;
           tiles = outer;
           coConsumers = std::move(found);
           notes = splitNotes;
+          splitAfter = d;
         }
         explain_ += notes;
+        if (coConsumers.empty()) explain_ += lastSplitNotes;  // (why the smallest split did not serve either)
       }
       std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled, coConsumers);
+      bool moved = std::any_of(slices.begin(), slices.end(), [](const Slice& s) { return s.coConsumer; });
+      if (splitAfter > 0 && !moved) {
+        // The split served co-consumers that stay in their nests: the
+        // producers are sliced in the consumer's whole tiles instead.
+        candidate = unsplit;
+        sequence = at(candidate, path);
+        tiles = consumerTiles(sequence.child(i));
+        slices = slicesFor(sequence, i, *tiles, consumer, untiled, {});
+        splitAfter = 0;
+      }
       if (slices.empty()) continue;
       std::string why;
       std::optional<isl::schedule> fused = build(candidate, path, i, slices, why);
@@ -300,7 +319,11 @@ class TileFusion {
       for (const auto& s : slices) {
         sliced[static_cast<size_t>(s.child)] = true;
         if (s.coConsumer) {
-          explain_ += "basteln: " + schedule::statementNames(s.domain) + " runs in " + consumer +
+          std::string where = splitAfter > 0
+                                  ? "the outer " + std::to_string(splitAfter) + " tile loop(s) of " +
+                                        schedule::statementNames(instancesAt(sequence.child(i)))
+                                  : consumer;
+          explain_ += "basteln: " + schedule::statementNames(s.domain) + " runs in " + where +
                       " (Alg. 4, identical case: it reads the values their slices hold; each of its "
                       "instances in one tile)\n";
           continue;
@@ -323,14 +346,20 @@ class TileFusion {
   // (after the slices, before o's point loops), and the producer's slice
   // serves both. s may not depend on o or on the nests between them, nor
   // they on it, and must hold nothing fused or grafted itself.
+  // `severalTiles`: some nest was refused only because its instances would
+  // run in several tiles (fewer tile loops may do).
   std::vector<Slice> coConsumersOf(const isl::schedule_node& sequence, int consumer,
                                    const isl::schedule_node_band& tiles, const std::vector<bool>& sliced,
-                                   const std::string& where, std::string& notes) {
+                                   const std::string& where, std::string& notes, bool& severalTiles) {
     std::vector<Slice> result;
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return result;
     isl::union_set consumerDomain = instancesAt(sequence.child(consumer));
     isl::union_map inTile =
         tiles.child(0).prefix_schedule_union_map().intersect_domain(consumerDomain).reverse();
+    // The moved nest's own loops run on one thread per tile (mark-parallel
+    // cannot query nests under an extension node): the tiles must keep the
+    // cores busy.
+    std::optional<bool> enoughTiles;
     isl::union_set producers = isl::union_set::empty(consumerDomain.ctx());
     for (int j = 0; j < consumer; ++j) producers = producers.unite(producerInstances(sequence.child(j)));
     isl::union_map flow = scop_.deps.flow.intersect_domain(producers);
@@ -375,12 +404,39 @@ class TileFusion {
         continue;
       }
       if (!executions.reverse().is_single_valued()) {
-        refuse(kSeveralTiles);
+        refuse("some of its instances would run in several tiles");
+        severalTiles = true;
+        continue;
+      }
+      if (!enoughTiles) enoughTiles = options_.cores <= 1 || atLeastPoints(inTile.domain(), options_.cores);
+      if (!*enoughTiles) {
+        refuse("the tiles are fewer than the " + std::to_string(options_.cores) +
+               " threads, and its own loops would run on one thread per tile");
         continue;
       }
       result.push_back(Slice{k, domain, executions, 0, "", true});
     }
     return result;
+  }
+
+  // Whether `points` holds at least `n` points; stops counting there.
+  static bool atLeastPoints(const isl::union_set& points, int n) {
+    struct Count {
+      int seen = 0;
+      int wanted = 0;
+    } count{0, n};
+    points.foreach_set([&](const isl::set& set) {
+      if (count.seen >= count.wanted) return;
+      isl_set_foreach_point(
+          set.get(),
+          [](isl_point* point, void* user) -> isl_stat {
+            isl_point_free(point);
+            auto* c = static_cast<Count*>(user);
+            return ++c->seen >= c->wanted ? isl_stat_error : isl_stat_ok;  // (error: stop here)
+          },
+          &count);
+    });
+    return count.seen >= count.wanted;
   }
 
   static bool holdsExtension(const isl::schedule_node& node) {
@@ -608,9 +664,10 @@ class TileFusion {
     isl::schedule_node sequence = at(schedule, path);
     // A co-consumer's register tiles are marked before it moves (mark-unroll-jam
     // cannot query nests under an extension node).
+    std::string marked;  // (said only when the fusion stands)
     for (const auto& s : slices)
       if (s.coConsumer)
-        sequence = target::cpu::markUnrollJamLoopsBelow(scop_, sequence.child(s.child).child(0), explain_)
+        sequence = target::cpu::markUnrollJamLoopsBelow(scop_, sequence.child(s.child).child(0), marked)
                        .parent()
                        .parent();
     isl::union_map extension = isl::union_map::empty(schedule.ctx());
@@ -636,10 +693,15 @@ class TileFusion {
     // whatever loops surround them) go with it.
     // Its bands' isolate options (full tiles apart from partial ones) name
     // the loops around them, among which the consumer's tile loops now are.
-    auto keepAll = [](const std::string&) { return true; };
+    // Marks of tiles made only for fusion stay out: settling them needs
+    // queries isl refuses under an extension node.
+    auto keepAll = [](const std::string& mark) { return mark != tile::kFusionTilesMark; };
+    // The loops the extension adds: from the sequence to the consumer's tile loops, inserted
+    // after those around the sequence.
     isl::schedule_node consumerTileBand = *consumerTiles(sequence.child(consumer));
-    int outerLoops = isl_schedule_node_get_schedule_depth(consumerTileBand.get());
-    int tileLoops = static_cast<int>(consumerTileBand.as<isl::schedule_node_band>().n_member());
+    int outerLoops = isl_schedule_node_get_schedule_depth(sequence.get());
+    int tileLoops = isl_schedule_node_get_schedule_depth(consumerTileBand.get()) +
+                    static_cast<int>(consumerTileBand.as<isl::schedule_node_band>().n_member()) - outerLoops;
     auto underTiles = [&](const isl::union_set& options) {
       isl::union_set result = isl::union_set::empty(options.ctx());
       options.foreach_set([&](isl::set option) {
@@ -706,6 +768,7 @@ class TileFusion {
       why = "the fused tree " + violation;
       return std::nullopt;
     }
+    explain_ += marked;
     return result;
   }
 

@@ -63,6 +63,10 @@ struct BastelnOptions {
   // ignored when the redundancy limit is 1): beyond the caches a recomputed
   // slice saves no memory traffic.
   int64_t sliceBytesLimit = 0;
+  // Threads the kernel runs on: a nest moved whole into another's tiles
+  // (Alg. 4's identical case) runs one tile per thread, so the tiles must
+  // number at least this many.
+  int cores = 1;
 };
 
 // Appends one line per fused producer (or why one was not fused) to `explain`.

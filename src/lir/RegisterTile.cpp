@@ -1,5 +1,6 @@
 #include "lir/RegisterTile.h"
 
+#include <map>
 #include <set>
 
 #include "lir/VectorLoop.h"
@@ -66,7 +67,10 @@ void countLoads(const Expr& e, const std::string& vector, int64_t chunks, const 
 
 class RegisterTiler {
  public:
-  RegisterTiler(int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {}
+  RegisterTiler(const Kernel& k, int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {
+    for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries, &k.locals})
+      for (const auto& b : *list) buffers_[b.name] = b.dtype;
+  }
 
   Stmt visit(const Stmt& s) {
     switch (s->kind) {
@@ -121,6 +125,9 @@ class RegisterTiler {
       if (!stride || *stride != 1) return "an accumulated element is not unit-stride along the vector";
       if (!dependsOn(index, unrolled)) return "an accumulated element does not move with the unrolled loop";
       if (stored.count(s->name)) return "two accumulations into '" + s->name + "'";
+      // The scalar code rounds a 16-bit element after every term; a register would round once.
+      if (auto t = buffers_.find(s->name); t == buffers_.end() || t->second != te::DType::F32)
+        return "'" + s->name + "' is not an f32 tensor";
       stored.insert(s->name);
       collectLoads(inlineLets(r->rest, lets), loaded);
       ++stores;
@@ -436,6 +443,7 @@ class RegisterTiler {
   }
 
   int lanes_;
+  std::map<std::string, te::DType> buffers_;  // every buffer's element type
   std::string& explain_;
 };
 
@@ -454,7 +462,7 @@ Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& e
   int lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 0;
   if (lanes == 0) return kernel;
   Kernel out = kernel;
-  out.body = RegisterTiler(lanes, explain).visit(kernel.body);
+  out.body = RegisterTiler(kernel, lanes, explain).visit(kernel.body);
   return out;
 }
 

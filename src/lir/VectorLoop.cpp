@@ -85,7 +85,8 @@ class BodyChecker {
     }
     if (stride && *stride == 0) {
       if (loop_.vector != VectorHint::Reduction) return "a store does not move with the loop";
-      // The scalar code rounds the element after every term; lanes would round once.
+      // (Reductions into f16/bf16 accumulate in f32 temporaries, te::widenLowPrecisionAccumulators;
+      // a 16-bit element rounded after every term, as scalar code would, has no lane form.)
       if (type->second != DType::F32) return "a reduction into a 16-bit float tensor";
       if (guarded) return "a reduction is guarded by a condition";
       std::optional<ReductionStore> r = asReduction(s, lets);
@@ -167,7 +168,7 @@ class BodyChecker {
       case ExprKind::Cast: {
         // To f32 (a 16-bit float's value already is one) or rounded to f16 or bf16.
         const Expr& x = e->operands[0];
-        if (x->index || !isLaneFloat(x->type)) return "a conversion from an integer varies";
+        if (x->index || !isLaneFloat(x->type)) return "a conversion from an integer or f64 value varies";
         return value(x, loadsAllowed);
       }
       case ExprKind::Select: {

@@ -299,7 +299,7 @@ TEST(Basteln, Alg4DisjointPartsGoIntoTheirOwnReaders) {
 // instances would run in several tiles: the tile band is split after the
 // rows, and K runs in each row of tiles. R reads rows from both ends of Nm,
 // so some of its instances need two tiles of Q: refused, and Nm stays whole.
-TEST(Basteln, Alg4IdenticalCaseRunsASecondOutputInTheFirstsTiles) {
+TEST(Basteln, Alg4IdenticalCaseRunsTheSecondOutputInTheTilesOfTheFirst) {
   const char* body =
       "def f(float(M,K) X, float(M) S, float(K,N) Wq, float(K,N) Wk) -> (Q, Kp) {\n"
       "  Nm(i,k) = X(i,k) * S(i)\n"
@@ -310,6 +310,7 @@ TEST(Basteln, Alg4IdenticalCaseRunsASecondOutputInTheFirstsTiles) {
       "  Nm(i,k) = X(i,k) * S(i)\n"
       "  Q(i,j) +=! Nm(i,k) * Wq(k,j)\n"
       "  R(i,k) = Nm(i,k) - Nm(M - 1 - i, k)\n}\n";
+  bool splitSeen = false;
   for (auto [m, k, n] : {std::tuple{1, 1, 1}, {13, 7, 5}, {17, 13, 33}, {127, 19, 7}}) {
     std::string sizes =
         "# sizes: M=" + std::to_string(m) + " K=" + std::to_string(k) + " N=" + std::to_string(n) + "\n";
@@ -319,11 +320,26 @@ TEST(Basteln, Alg4IdenticalCaseRunsASecondOutputInTheFirstsTiles) {
       CheckedProgram c = compileAndCheck(sizes + body, o);
       EXPECT_TRUE(c.check.pass) << m << "x" << k << "x" << n << "\n" << c.check.failures;
       if (m == 1) continue;  // (one row: nothing is tiled)
-      EXPECT_TRUE(c.has("basteln: S3 S4 runs in the tiles of S2 S1 (Alg. 4, identical case"))
+      // Cubes are split where K's instances span several of them (after the rows, or the rows
+      // and the columns), as the tile band's member order has it.
+      bool rowsOnly = &o == &rows;
+      EXPECT_TRUE(c.has(rowsOnly ? "basteln: S3 S4 runs in the tiles of S2 S1 (Alg. 4, identical case"
+                                 : "basteln: S3 S4 runs in "))
           << c.program.explanation;
+      splitSeen = splitSeen || c.has("basteln: S3 S4 runs in the outer 1 tile loop(s) of S2 S1 (Alg. 4");
       EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S2 S1 (")) << c.program.explanation;
       EXPECT_FALSE(c.has("run in order")) << c.program.explanation;
       for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "Nm") << c.program.explanation;
+    }
+    // One tile of rows for two threads (fixedCaches: 2 cores): K would run on one of them.
+    driver::CompileOptions oneTile = rows;
+    oneTile.tiles = tile::parseTilePolicy("*: 128@L2", "test");
+    CheckedProgram single = compileAndCheck(sizes + body, oneTile);
+    EXPECT_TRUE(single.check.pass) << m << "x" << k << "x" << n << "\n" << single.check.failures;
+    EXPECT_FALSE(single.has("runs in the tiles")) << single.program.explanation;
+    if (m > 1) {
+      EXPECT_TRUE(single.has("(Alg. 4: the tiles are fewer than the 2 threads"))
+          << single.program.explanation;
     }
     CheckedProgram refused = compileAndCheck(sizes + mirrored, rows);
     EXPECT_TRUE(refused.check.pass) << m << "x" << k << "x" << n << "\n" << refused.check.failures;
@@ -334,6 +350,7 @@ TEST(Basteln, Alg4IdenticalCaseRunsASecondOutputInTheFirstsTiles) {
           << refused.program.explanation;
     }
   }
+  EXPECT_TRUE(splitSeen);
 }
 
 // Every tile of T4 reads the column T3(*, 0), so each recomputes A's column.

@@ -185,8 +185,8 @@ class Promoter {
       return std::nullopt;
     }
     if (!alongVectors || t.dtype != te::DType::F32) {
-      why =
-          t.dtype != te::DType::F32 ? "vector loops read f32 only" : "no vector loop reads it along its rows";
+      why = t.dtype != te::DType::F32 ? "copies are made of f32 tensors only"
+                                      : "no vector loop reads it along its rows";
       return std::nullopt;
     }
     if (reuse < kMinPromotionReuse) {

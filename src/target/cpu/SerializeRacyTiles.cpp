@@ -72,7 +72,9 @@ class RaceFinder {
           !scop_.writes.intersect_domain(others).intersect_range(isl::union_set(elements)).is_empty();
       // Elements each written from one iteration of the loops around (a
       // nest that runs in the tiles, Alg. 4's identical case, its reduction
-      // included) race with no other tile.
+      // included) race with no other tile: basteln puts the writers of what
+      // a tile reads into that tile (its slices are closed under their
+      // dependences).
       bool oneIterationEach = extension.extension().apply_range(writes).reverse().is_single_valued();
       if ((!writes.is_injective() && !oneIterationEach) || otherWriters) racing = tensor;
     });

@@ -4,8 +4,11 @@
 // harmless only while they store the same value into a shared element, or
 // store into a per-thread buffer (a contracted temporary). A tensor that a
 // recomputed producer writes several times per element (a reduction's init
-// and updates) or that the consumer writes too, and that stays a shared
-// array, makes every loop around the extension node sequential.
+// and updates) from several iterations of the loops around the extension
+// node, or that the consumer writes too, and that stays a shared array,
+// makes every loop around the extension node sequential. (Elements written
+// from one iteration alone, as a nest moved whole into the tiles writes
+// them, race with no other: a tile that reads an element runs its writers.)
 #pragma once
 
 #include <isl/cpp.h>
