@@ -263,11 +263,14 @@ class TileFusion {
                              schedule::statementNames(instancesAt(sequence.child(i)));
       std::vector<Slice> coConsumers;
       isl::schedule unsplit = candidate;
+      std::string unsplitConsumer = consumer;
+      std::string unsplitNotes;  // why no nest runs in the whole tiles
+      std::string coNotes;       // the same for the tiles kept
       int splitAfter = 0;  // tile loops the co-consumers run in, when the tile band was split
       if (!untiled) {
-        std::string notes, lastSplitNotes;
         bool severalTiles = false;
-        coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer, notes, severalTiles);
+        coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer, unsplitNotes, severalTiles);
+        coNotes = unsplitNotes;
         // A nest whose instances would run in several tiles may run in one
         // iteration of the outer tile loops alone (the tile rows of a matmul
         // tiled along its columns too): the tile band is split after them.
@@ -277,27 +280,27 @@ class TileFusion {
           isl::schedule_node splitSequence = at(split, path);
           std::optional<isl::schedule_node_band> outer = consumerTiles(splitSequence.child(i));
           if (!outer || !schedule::queryable(*outer)) break;
-          std::string splitNotes;
-          bool splitSeveral = false;
           std::string rowsOfTiles = "the outer " + std::to_string(d) + " tile loop(s) of " +
                                     schedule::statementNames(instancesAt(sequence.child(i)));
+          std::string splitNotes;
           std::vector<Slice> found =
-              coConsumersOf(splitSequence, i, *outer, sliced, rowsOfTiles, splitNotes, splitSeveral);
+              coConsumersOf(splitSequence, i, *outer, sliced, rowsOfTiles, splitNotes, severalTiles);
           if (found.empty()) {
-            lastSplitNotes = splitNotes;
+            // (Fewer tile loops help only nests refused for running in several tiles.)
+            coNotes = unsplitNotes + splitNotes;
             continue;
           }
           candidate = split;
           sequence = splitSequence;
           tiles = outer;
+          consumer = rowsOfTiles;
           coConsumers = std::move(found);
-          notes = splitNotes;
+          coNotes = splitNotes;
           splitAfter = d;
         }
-        explain_ += notes;
-        if (coConsumers.empty()) explain_ += lastSplitNotes;  // (why the smallest split did not serve either)
       }
-      std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled, coConsumers);
+      std::string sliceNotes;
+      std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled, coConsumers, sliceNotes);
       bool moved = std::any_of(slices.begin(), slices.end(), [](const Slice& s) { return s.coConsumer; });
       if (splitAfter > 0 && !moved) {
         // The split served co-consumers that stay in their nests: the
@@ -305,9 +308,13 @@ class TileFusion {
         candidate = unsplit;
         sequence = at(candidate, path);
         tiles = consumerTiles(sequence.child(i));
-        slices = slicesFor(sequence, i, *tiles, consumer, untiled, {});
+        consumer = unsplitConsumer;
+        coNotes = unsplitNotes;
+        sliceNotes.clear();
+        slices = slicesFor(sequence, i, *tiles, consumer, untiled, {}, sliceNotes);
         splitAfter = 0;
       }
+      explain_ += coNotes + sliceNotes;
       if (slices.empty()) continue;
       std::string why;
       std::optional<isl::schedule> fused = build(candidate, path, i, slices, why);
@@ -319,20 +326,20 @@ class TileFusion {
       for (const auto& s : slices) {
         sliced[static_cast<size_t>(s.child)] = true;
         if (s.coConsumer) {
-          std::string where = splitAfter > 0
-                                  ? "the outer " + std::to_string(splitAfter) + " tile loop(s) of " +
-                                        schedule::statementNames(instancesAt(sequence.child(i)))
-                                  : consumer;
-          explain_ += "basteln: " + schedule::statementNames(s.domain) + " runs in " + where +
+          explain_ += "basteln: " + schedule::statementNames(s.domain) + " runs in " + consumer +
                       " (Alg. 4, identical case: it reads the values their slices hold; each of its "
-                      "instances in one tile)\n";
+                      "instances in one " +
+                      (splitAfter > 0 ? "row of tiles" : "tile") + ")\n";
           continue;
         }
         char share[32];
         std::snprintf(share, sizeof share, "%.0f%%", 100 * s.redundancy);
         explain_ += "basteln: " + schedule::statementNames(s.domain) + " recomputed in " + consumer + " (a " +
-                    s.tileBox + " slice per " + (untiled ? "iteration" : "tile") + ", about " + share +
-                    " recomputation)\n";
+                    s.tileBox + " slice per " +
+                    (untiled          ? "iteration"
+                     : splitAfter > 0 ? "row of tiles"
+                                      : "tile") +
+                    ", about " + share + " recomputation)\n";
       }
     }
     return schedule;
@@ -351,6 +358,7 @@ class TileFusion {
   std::vector<Slice> coConsumersOf(const isl::schedule_node& sequence, int consumer,
                                    const isl::schedule_node_band& tiles, const std::vector<bool>& sliced,
                                    const std::string& where, std::string& notes, bool& severalTiles) {
+    severalTiles = false;
     std::vector<Slice> result;
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return result;
     isl::union_set consumerDomain = instancesAt(sequence.child(consumer));
@@ -425,9 +433,10 @@ class TileFusion {
       int seen = 0;
       int wanted = 0;
     } count{0, n};
+    bool unknown = false;
     points.foreach_set([&](const isl::set& set) {
-      if (count.seen >= count.wanted) return;
-      isl_set_foreach_point(
+      if (count.seen >= count.wanted || unknown) return;
+      isl_stat scanned = isl_set_foreach_point(
           set.get(),
           [](isl_point* point, void* user) -> isl_stat {
             isl_point_free(point);
@@ -435,8 +444,10 @@ class TileFusion {
             return ++c->seen >= c->wanted ? isl_stat_error : isl_stat_ok;  // (error: stop here)
           },
           &count);
+      // A scan that failed before the count was reached (an unbounded set) counts nothing.
+      unknown = scanned == isl_stat_error && count.seen < count.wanted;
     });
-    return count.seen >= count.wanted;
+    return unknown || count.seen >= count.wanted;
   }
 
   static bool holdsExtension(const isl::schedule_node& node) {
@@ -450,9 +461,10 @@ class TileFusion {
   // the iterations of an untiled consumer's outer loop. `coConsumers`: later
   // nests that run in the tiles too (coConsumersOf); they join the slices
   // only when some producer is recomputed for them.
+  // Refusals go to `notes`.
   std::vector<Slice> slicesFor(const isl::schedule_node& sequence, int consumer,
                                const isl::schedule_node_band& tiles, const std::string& where, bool rows,
-                               const std::vector<Slice>& coConsumers) {
+                               const std::vector<Slice>& coConsumers, std::string& notes) {
     std::vector<Slice> slices;
     // d = 1: the tiles must keep an outer parallel loop.
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return slices;
@@ -477,7 +489,7 @@ class TileFusion {
       if (readers.is_empty()) continue;
       std::string names = schedule::statementNames(domain);
       auto refuse = [&](const std::string& why) {
-        explain_ += "basteln: " + names + " not recomputed in " + where + " (" + why + ")\n";
+        notes += "basteln: " + names + " not recomputed in " + where + " (" + why + ")\n";
       };
       if (!scop_.writes.intersect_domain(domain).intersect_range(scop_.outputElements()).is_empty()) {
         refuse("it writes program outputs");
@@ -694,7 +706,8 @@ class TileFusion {
     // Its bands' isolate options (full tiles apart from partial ones) name
     // the loops around them, among which the consumer's tile loops now are.
     // Marks of tiles made only for fusion stay out: settling them needs
-    // queries isl refuses under an extension node.
+    // queries isl refuses under an extension node. (Such tiles then stay,
+    // though nothing is recomputed in them.)
     auto keepAll = [](const std::string& mark) { return mark != tile::kFusionTilesMark; };
     // The loops the extension adds: from the sequence to the consumer's tile loops, inserted
     // after those around the sequence.
