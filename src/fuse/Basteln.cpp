@@ -364,10 +364,7 @@ class TileFusion {
     isl::union_set consumerDomain = instancesAt(sequence.child(consumer));
     isl::union_map inTile =
         tiles.child(0).prefix_schedule_union_map().intersect_domain(consumerDomain).reverse();
-    // The moved nest's own loops run on one thread per tile (mark-parallel
-    // cannot query nests under an extension node): the tiles must keep the
-    // cores busy.
-    std::optional<bool> enoughTiles;
+    std::optional<bool> enoughTiles;  // (counted once, for the first nest that needs it)
     isl::union_set producers = isl::union_set::empty(consumerDomain.ctx());
     for (int j = 0; j < consumer; ++j) producers = producers.unite(producerInstances(sequence.child(j)));
     isl::union_map flow = scop_.deps.flow.intersect_domain(producers);
@@ -416,6 +413,9 @@ class TileFusion {
         severalTiles = true;
         continue;
       }
+      // The moved nest's own loops run on one thread per tile (mark-parallel
+      // cannot query nests under an extension node): the tiles must keep the
+      // cores busy.
       if (!enoughTiles) enoughTiles = options_.cores <= 1 || atLeastPoints(inTile.domain(), options_.cores);
       if (!*enoughTiles) {
         refuse("the tiles are fewer than the " + std::to_string(options_.cores) +
@@ -701,14 +701,13 @@ class TileFusion {
       return source;
     };
     // A co-consumer moves whole (each instance runs once): its tile loops
-    // and every mark (its promotions, which AST generation places in
-    // whatever loops surround them) go with it.
-    // Its bands' isolate options (full tiles apart from partial ones) name
-    // the loops around them, among which the consumer's tile loops now are.
-    // Marks of tiles made only for fusion stay out: settling them needs
-    // queries isl refuses under an extension node. (Such tiles then stay,
-    // though nothing is recomputed in them.)
-    auto keepAll = [](const std::string& mark) { return mark != tile::kFusionTilesMark; };
+    // and its marks (its promotions, which AST generation places in
+    // whatever loops surround them) go with it, except those of tiles made
+    // only for fusion: settling them needs queries isl refuses under an
+    // extension node (such tiles then stay, though nothing is recomputed in
+    // them). Its bands' isolate options (full tiles apart from partial ones)
+    // name the loops around them, among which the consumer's tile loops now are.
+    auto keepMovedMark = [](const std::string& mark) { return mark != tile::kFusionTilesMark; };
     // The loops the extension adds: from the sequence to the consumer's tile loops, inserted
     // after those around the sequence.
     isl::schedule_node consumerTileBand = *consumerTiles(sequence.child(consumer));
@@ -731,7 +730,7 @@ class TileFusion {
     };
     auto copyOf = [&](const Slice& s, isl::schedule_node leaf) {
       if (s.coConsumer)
-        return schedule::copySubtree(leaf, sequence.child(s.child).child(0), keepAll, underTiles);
+        return schedule::copySubtree(leaf, sequence.child(s.child).child(0), keepMovedMark, underTiles);
       return schedule::copySubtree(leaf, pointLoops(s.child), keep);
     };
     isl::schedule_node graft = isl::schedule_node::from_extension(extension).child(0);
