@@ -396,14 +396,7 @@ class TileFusion {
       }
       isl::union_map executions =
           inTile.apply_range(flow.intersect_range(consumerDomain).reverse()).apply_range(read);
-      isl::union_map within = scop_.deps.flow.intersect_domain(domain).intersect_range(domain);
-      if (!within.is_empty()) {
-        isl_bool exact;
-        isl::union_map earlier =
-            isl::manage(isl_union_map_transitive_closure(within.reverse().release(), &exact));
-        executions = executions.unite(executions.apply_range(earlier));
-      }
-      executions = mergedPieces(executions.intersect_range(domain));
+      executions = withWhatTheyRead(executions, domain);
       if (!executions.range().is_equal(domain)) {
         refuse("some of its instances read none of the values the tiles read");
         continue;
@@ -425,6 +418,20 @@ class TileFusion {
       result.push_back(Slice{k, domain, executions, 0, "", true});
     }
     return result;
+  }
+
+  // `executions` (tile -> instances) restricted to `domain`, with the
+  // instances of `domain` those read through its own dependences (a
+  // reduction's init and earlier updates), as few pieces.
+  isl::union_map withWhatTheyRead(isl::union_map executions, const isl::union_set& domain) const {
+    isl::union_map within = scop_.deps.flow.intersect_domain(domain).intersect_range(domain);
+    if (!within.is_empty()) {
+      isl_bool exact;
+      isl::union_map earlier =
+          isl::manage(isl_union_map_transitive_closure(within.reverse().release(), &exact));
+      executions = executions.unite(executions.apply_range(earlier));
+    }
+    return mergedPieces(executions.intersect_range(domain));
   }
 
   // Whether `points` holds at least `n` points; stops counting there.
@@ -533,16 +540,7 @@ class TileFusion {
         continue;
       }
       isl::union_map need = inTile.apply_range(out.intersect_range(fused).reverse());
-      // Its own dependences bring the instances the needed ones read (a
-      // reduction's init and earlier updates).
-      isl::union_map within = out.intersect_range(domain);
-      if (!within.is_empty()) {
-        isl_bool exact;
-        isl::union_map earlier =
-            isl::manage(isl_union_map_transitive_closure(within.reverse().release(), &exact));
-        need = need.unite(need.apply_range(earlier));
-      }
-      need = mergedPieces(need.intersect_range(domain));
+      need = withWhatTheyRead(need, domain);
       isl::union_set recomputed = need.range();
       if (recomputed.is_empty()) continue;
       // Alg. 4: other consumers may read the producer's other values (the
