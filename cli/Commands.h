@@ -15,6 +15,9 @@ CommandRunner addCompileCommand(CLI::App& app);
 CommandRunner addFuzzCommand(CLI::App& app);
 CommandRunner addTargetCommand(CLI::App& app);
 CommandRunner addMicroBenchCommand(CLI::App& app);
+CommandRunner addPassesCommand(CLI::App& app);
+// Registered last: it prints every command registered before it.
+CommandRunner addReferenceCommand(CLI::App& app);
 
 // Runs `command` and maps every exception to the exit codes: 2 for a
 // UserError (printed with its source line) or running out of memory, 3 for

@@ -7,6 +7,7 @@
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/CCompiler.h"
+#include "tune/SchemeSearch.h"
 
 namespace tessel::cli {
 
@@ -25,11 +26,12 @@ void writeFile(const std::string& path, const std::string& text) {
 }
 
 int compileCommand(const CompileArgs& a) {
-  LoadedProgram lp = loadProgram(a.program.spec);
+  front::LoadedProgram lp = front::loadProgram(a.program.spec);
   driver::CompileOptions co = compileOptionsFrom(a.program);
   co.dumpAfter = a.dumpAfter;
   co.dumpSink = [](const std::string& text) { std::cout << text << std::flush; };
-  driver::CompiledProgram cp = driver::compile(lp.program, co);
+  driver::Machine machine = machineFrom(a.program);
+  driver::CompiledProgram cp = tune::compileTuned(lp.program, co, machine);
   printDiagnostics(a.program, cp);
   // The explanation goes to stdout unless a stage is printed there.
   if (a.program.explain) (a.emit.empty() && a.dumpAfter.empty() ? std::cout : std::cerr) << cp.explanation;
@@ -44,7 +46,9 @@ int compileCommand(const CompileArgs& a) {
     if (ec) userError("cannot create output directory '" + a.outDir + "': " + ec.message());
     std::string provenance = "From " + a.program.spec.file + " with";
     for (const auto& [n, v] : lp.sizes) provenance += " " + n + "=" + std::to_string(v);
-    provenance += "; " + co.toString() + ".";
+    std::string options = co.toString();
+    provenance +=
+        "; " + (options.empty() ? "the default options" : options) + "; for " + machine.hardware.name + ".";
     std::string symbol = backend::kernelSymbol(cp.kernel);
     if (symbol != cp.kernel.name)
       std::cerr << "note: '" << cp.kernel.name
@@ -68,7 +72,7 @@ CommandRunner addCompileCommand(CLI::App& app) {
   cmd->add_option("--emit", args->emit, "print a stage: te, schedule (isl YAML), ast, lir or c")
       ->check(CLI::IsMember({"te", "schedule", "ast", "lir", "c"}));
   std::string passes;
-  for (const auto& p : driver::passNames(driver::cpuStrategy())) passes += (passes.empty() ? "" : ", ") + p;
+  for (const auto& p : driver::cpuPipeline().names()) passes += (passes.empty() ? "" : ", ") + p;
   cmd->add_option("--dump-after", args->dumpAfter, "print the result of a pass: " + passes);
   cmd->add_option("-o,--output", args->outDir, "write NAME.h, NAME.c and libNAME.so into this directory");
   return [args] { return compileCommand(*args); };

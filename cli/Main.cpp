@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
       ->set_help_flag();
   auto target = tessel::cli::addTargetCommand(app);
   auto microbench = tessel::cli::addMicroBenchCommand(app);
+  auto passes = tessel::cli::addPassesCommand(app);
+  auto reference = tessel::cli::addReferenceCommand(app);
   return tessel::cli::parseAndRun(app, argc, argv, [&] {
     if (app.got_subcommand("run")) return run();
     if (app.got_subcommand("compile")) return compile();
@@ -72,6 +74,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) runBenchExecutable(app.get_subcommand("bench")->remaining());
     if (app.got_subcommand("target")) return target();
     if (app.got_subcommand("microbench")) return microbench();
+    if (app.got_subcommand("passes")) return passes();
+    if (app.got_subcommand("cli-reference")) return reference();
     return 2;
   });
 }

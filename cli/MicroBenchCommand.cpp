@@ -63,7 +63,7 @@ CommandRunner addMicroBenchCommand(CLI::App& app) {
   return [args] {
     args->options.families = splitCommas(args->families);
     for (const auto& name : args->options.families)
-      if (!tune::microKernelFamily(name))
+      if (!microkernel::microKernelFamily(name))
         userError("tessel microbench: no micro-kernel family '" + name + "' (A, B, C or D)");
     target::Hardware host = target::detectHost();
     // Shares of the measured FMA peak: the computed one (units x nominal
@@ -72,21 +72,21 @@ CommandRunner addMicroBenchCommand(CLI::App& app) {
     if (!args->json)
       std::cout << "peak: " << host.peakF32FlopsPerCore / 1e9 << " GFLOP/s per core (measured)\n";
     if (!args->json)
-      args->options.progress = [](const tune::MeasuredMicroKernel& m) {
+      args->options.progress = [](const microkernel::MeasuredMicroKernel& m) {
         char line[128];
         std::snprintf(line, sizeof line, "  %s  alpha %2d  beta %2d  %7.1f GFLOP/s  %s of peak\n",
                       m.family.c_str(), m.alpha, m.beta, m.gflops, percent(m.peakShare).c_str());
         std::cout << line << std::flush;
       };
-    tune::MicroKernelTable table = tune::measureMicroKernels(host, args->options);
+    microkernel::MicroKernelTable table = tune::measureMicroKernels(host, args->options);
     std::string path = args->output.empty() ? tune::defaultTablePath(host) : args->output;
     // The machine's own table keeps the families measured before and not now.
     if (args->output.empty())
-      if (std::optional<tune::MicroKernelTable> stored = tune::storedTable(host))
-        table = tune::mergedTable(*stored, table);
+      if (std::optional<microkernel::MicroKernelTable> stored = tune::storedTable(host))
+        table = microkernel::mergedTable(*stored, table);
     tune::storeTable(table, path);
     if (args->json) {
-      std::cout << tune::toJson(table);
+      std::cout << microkernel::toJson(table);
       return 0;
     }
     std::cout << "classes (within 85% of their family's best):\n";

@@ -4,40 +4,30 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
+#include <string>
 
-#include "LoadProgram.h"
 #include "driver/Compile.h"
+#include "front/LoadProgram.h"
 
 namespace tessel::cli {
 
 struct ProgramArgs {
-  ProgramSpec spec;
-  std::string fusion = "basteln";
-  std::string bastelnRedundancy;  // "" = the default
-  std::string scheduleFile;
-  std::string scheduler = "isl";
-  std::string scheduleConstraintsFile;
-  std::string tiling = "auto";
-  std::string vectorize = "on";
-  std::string transposes = "registers";
-  std::string promote = "auto";
-  std::string streamStores = "auto";
-  std::string inlineElementwise = "cheap";
-  std::string tiles;   // policy text, or @FILE
-  std::string scheme;  // TTILE scheme text, or @FILE, or "search"
-  int schemeBudget = 200;
-  std::string schemeClasses = "model";
-  std::string constantInputs;  // "all" or names
+  front::ProgramSpec spec;
+  // The compile options as written, keyed by their row of driver/OptionTable.h ("" or absent: not given).
+  std::map<std::string, std::string> options;
   std::string hardwareFile;  // JSON machine description
-  double scheduleTimeLimitSeconds = 10;
-  double fusionCheckTimeLimitSeconds = 30;
   bool explain = false;
   bool timePasses = false;
 };
 
 void addProgramOptions(CLI::App* cmd, ProgramArgs& args);
-// Reads the --schedule, --tiles and --hardware files; UserError for bad values.
+// The options of driver/OptionTable.h the command line gives; reads the files
+// they name (--schedule, --tiles @FILE, ...); UserError for bad values.
 driver::CompileOptions compileOptionsFrom(const ProgramArgs& args);
+// The machine described by --hardware, else this one, with its stored
+// micro-kernel table (tune/MicroKernelStore.h).
+driver::Machine machineFrom(const ProgramArgs& args);
 // Prints the compilation's warnings (compiled, but not as asked) and, with
 // --time-passes, each stage's time to stderr.
 void printDiagnostics(const ProgramArgs& args, const driver::CompiledProgram& compiled);

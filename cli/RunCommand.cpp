@@ -6,6 +6,7 @@
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/Runner.h"
+#include "tune/SchemeSearch.h"
 
 namespace tessel::cli {
 
@@ -21,10 +22,10 @@ struct RunArgs {
 };
 
 int runCommand(const RunArgs& a) {
-  LoadedProgram lp = loadProgram(a.program.spec);
+  front::LoadedProgram lp = front::loadProgram(a.program.spec);
   driver::CompileOptions options = compileOptionsFrom(a.program);
   options.schemeThreads = a.threads;  // a scheme search times kernels as they will run
-  driver::CompiledProgram cp = driver::compile(lp.program, options);
+  driver::CompiledProgram cp = tune::compileTuned(lp.program, options, machineFrom(a.program));
   printDiagnostics(a.program, cp);
   if (a.program.explain) std::cerr << cp.explanation;
   runtime::RunOptions ro;
@@ -32,18 +33,18 @@ int runCommand(const RunArgs& a) {
   ro.time = a.time;
   ro.threads = a.threads;
   ro.seed = a.seed;
-  runtime::RunReport r = runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel,
-                                                               [&](const std::string& input) {
-                                                                 return options.constantInputs.has(input);
-                                                               }),
-                                        ro);
+  runtime::RunReport r = runtime::runKernel(
+      cp.program, cp.cSource,
+      backend::kernelEntries(cp.kernel,
+                             [&](const std::string& input) { return options.constantInputs.has(input); }),
+      ro);
 
   if (a.json) {
     nlohmann::json j;
     j["kernel"] = cp.kernel.name;
     j["file"] = a.program.spec.file;
     j["sizes"] = lp.sizes;
-    j["fusion"] = a.program.fusion;
+    j["fusion"] = driver::fusionName(options.fusion);
     j["threads"] = a.threads;
     j["check"] = r.check;
     j["max_abs_err"] = r.maxAbsErr;

@@ -5,9 +5,8 @@
 # Only the executable tessel-bench (and the tests) link it: `tessel bench`
 # runs tessel-bench, so no other command loads the peer libraries.
 file(GLOB_RECURSE TESSEL_BENCH_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/bench/*.cpp)
-# Suite cases load their programs as the commands do (cli/LoadProgram).
-add_library(tessel_bench STATIC ${TESSEL_BENCH_SOURCES} ${CMAKE_SOURCE_DIR}/cli/LoadProgram.cpp)
-target_include_directories(tessel_bench PUBLIC ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR})
+add_library(tessel_bench STATIC ${TESSEL_BENCH_SOURCES})
+target_include_directories(tessel_bench PUBLIC ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(tessel_bench PRIVATE ${TESSEL_WARNINGS})
 # OpenMP: the oneDNN peer's thread count is set through the OpenMP runtime it shares with the kernels.
 target_link_libraries(tessel_bench PUBLIC tessel_core PRIVATE OpenMP::OpenMP_CXX)

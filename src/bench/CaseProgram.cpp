@@ -3,7 +3,7 @@
 namespace tessel::bench {
 
 CaseProgram loadCaseProgram(const SuiteCase& c) {
-  cli::ProgramRequest request;
+  front::ProgramRequest request;
   request.file = c.program;
   request.entry = c.entry;
   for (const SuiteSize& s : c.sizes) request.sizes.push_back({s.name, s.value, s.loc});
@@ -12,7 +12,7 @@ CaseProgram loadCaseProgram(const SuiteCase& c) {
   request.lineText = c.lineText;
   request.entrySyntax = "entry=NAME";
   request.sizePrefix = "";
-  return cli::loadProgram(request);
+  return front::loadProgram(request);
 }
 
 }  // namespace tessel::bench

@@ -6,11 +6,11 @@
 #pragma once
 
 #include "bench/Suite.h"
-#include "cli/LoadProgram.h"
+#include "front/LoadProgram.h"
 
 namespace tessel::bench {
 
-using CaseProgram = cli::LoadedProgram;  // the program and every size of its entry, as bound
+using CaseProgram = front::LoadedProgram;  // the program and every size of its entry, as bound
 
 CaseProgram loadCaseProgram(const SuiteCase& c);
 

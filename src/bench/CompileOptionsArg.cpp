@@ -3,24 +3,14 @@
 #include <cctype>
 #include <set>
 
-#include "cli/LoadProgram.h"
-#include "microkernel/Scheme.h"
+#include "driver/OptionTable.h"
 #include "tile/TilePolicy.h"
-#include "tune/SchemeSearch.h"
 
 namespace tessel::bench {
 
 namespace {
 
 constexpr const char* kOrigin = "--options";
-constexpr const char* kExpected =
-    "fusion=none|min|smart|max|basteln, scheduler=isl|tessel, constraints=auto|@FILE, redundancy=PERCENT, "
-    "tiling=auto|off, "
-    "vectorize=on|off, transposes=registers|off, "
-    "promote=auto|all|off, inline=on|cheap|off, "
-    "stream-stores=auto|always|off, scheme=search|SCHEME, scheme-budget=N, scheme-classes=measure|model, "
-    "constant-inputs=all|NAME+NAME or "
-    "tiles=POLICY";
 
 bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ','; }
 bool isKeyStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -50,81 +40,28 @@ class OptionListParser {
       while (keyEnd < text_.size() && text_[keyEnd] != '=' && !isSeparator(text_[keyEnd])) ++keyEnd;
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
-        fail(pos, "expected KEY=VALUE, not '" + key + "' (" + kExpected + ")");
-      if (key != "fusion" && key != "scheduler" && key != "constraints" && key != "redundancy" &&
-          key != "tiling" && key != "vectorize" && key != "transposes" && key != "promote" &&
-          key != "stream-stores" && key != "inline" && key != "tiles" && key != "scheme" &&
-          key != "scheme-budget" && key != "scheme-classes" && key != "constant-inputs")
-        fail(pos, "unknown option '" + key + "' (expected " + kExpected + ")");
-      if (!given.insert(key).second) fail(pos, key + " is given twice");
+        fail(pos, "expected KEY=VALUE, not '" + key + "' (keys: " + driver::compileOptionKeys() + ")");
+      const driver::OptionRow* row = driver::compileOptionRow(key);
+      if (!row) fail(pos, "unknown option '" + key + "' (keys: " + driver::compileOptionKeys() + ")");
+      if (!given.insert(row->key).second) fail(pos, row->key + " is given twice");
       size_t valueStart = keyEnd + 1;
-      size_t valueEnd = key == "tiles" || key == "scheme" ? policyEnd(valueStart) : wordEnd(valueStart);
+      size_t valueEnd = row->spansWords ? policyEnd(valueStart) : wordEnd(valueStart);
       std::string value = text_.substr(valueStart, valueEnd - valueStart);
-      if (key == "fusion") {
-        options.fusion = located(valueStart, [&] { return driver::parseFusion(value); });
-      } else if (key == "scheduler") {
-        options.scheduler = located(valueStart, [&] { return driver::parseScheduler(value); });
-      } else if (key == "constraints") {
-        // Constraint trees span lines: a file, or the tree paper 004's scenarios build.
-        if (value == "auto")
-          options.scheduleConstraints = driver::CompileOptions::ConstraintsFile{"auto", "", true};
-        else if (!value.empty() && value[0] == '@')
-          options.scheduleConstraints = driver::CompileOptions::ConstraintsFile{
-              value.substr(1), located(valueStart, [&] { return cli::readTextFile(value.substr(1)); })};
-        else
-          fail(valueStart,
-               "bad constraints '" + value + "' (expected constraints=auto or constraints=@FILE)");
-      } else if (key == "redundancy") {
-        options.bastelnRedundancy =
-            located(valueStart, [&] { return driver::parsePercent(value, "redundancy"); });
-      } else if (key == "tiling") {
-        if (value != "auto" && value != "off")
-          fail(valueStart, "bad tiling '" + value + "' (expected tiling=auto or tiling=off)");
-        options.autoTiling = value == "auto";
-      } else if (key == "vectorize") {
-        if (value != "on" && value != "off")
-          fail(valueStart, "bad vectorize '" + value + "' (expected vectorize=on or vectorize=off)");
-        options.vectorize = value == "on";
-      } else if (key == "transposes") {
-        if (value != "registers" && value != "off")
-          fail(valueStart,
-               "bad transposes '" + value + "' (expected transposes=registers or transposes=off)");
-        options.registerTransposes = value == "registers";
-      } else if (key == "inline") {
-        if (value != "on" && value != "cheap" && value != "off")
-          fail(valueStart, "bad inline '" + value + "' (expected inline=on, inline=cheap or inline=off)");
-        options.inlineElementwise = value == "on";
-        options.recomputeCheap = value != "off";
-      } else if (key == "promote") {
-        options.promotion = located(valueStart, [&] { return driver::parsePromotion(value); });
-      } else if (key == "stream-stores") {
-        options.streamingStores = located(valueStart, [&] { return driver::parseStreamingStores(value); });
-      } else if (key == "scheme") {
-        // A scheme fits one program: suites mostly ask for the search, which finds one per case
-        // (or auto, the model's choice, or none).
-        // A scheme (for a one-program suite) runs to the next KEY=, like a policy; its syntax is checked
-        // here.
-        if (!tune::asksForSearch(value) && !tune::asksForModelChoice(value) && !tune::asksForNoScheme(value))
-          microkernel::parseScheme(text_.substr(0, valueEnd), origin_,
-                                   valueStart + microkernel::splitSelection(value).second);
-        options.scheme.origin = origin_;
-        options.scheme.text = value;
-      } else if (key == "constant-inputs") {
-        options.constantInputs =
-            located(valueStart, [&] { return driver::parseConstantInputs(value, "constant-inputs"); });
-      } else if (key == "scheme-budget") {
-        auto budget = cli::parseSizeValue(value);
-        if (!budget || *budget < 1 || *budget > 100000)
-          fail(valueStart, "bad scheme-budget '" + value + "' (expected a count from 1 to 100000)");
-        options.schemeBudget = static_cast<int>(*budget);
-      } else if (key == "scheme-classes") {
-        if (value != "measure" && value != "model")
-          fail(valueStart, "bad scheme-classes '" + value + "' (expected measure or model)");
-        options.schemeClasses = value == "model" ? driver::CompileOptions::SchemeClasses::Model
-                                                 : driver::CompileOptions::SchemeClasses::Measure;
-      } else {
-        options.tiles = tilePolicy(value, valueStart);
+      try {
+        row->parse(options, value, origin_);
+      } catch (const UserError& e) {
+        // Unlocated: at the value; located in the value: there in the text; in a file: as it is.
+        if (!e.loc().known()) fail(valueStart, e.reason());
+        if (e.loc().file != origin_) throw;
+        failAt(inText(e.loc(), valueStart), e.reason());
       }
+      // The compiler's later errors about an inline policy point into the text too.
+      if (row->key == "tiles" && value.rfind('@', 0) != 0)
+        for (tile::StatementTiling& statement : options.tiles.statements) {
+          statement.loc = inText(statement.loc, valueStart);
+          for (tile::DimTiling& dim : statement.dims)
+            for (tile::LevelTile& level : dim.levels) level.loc = inText(level.loc, valueStart);
+        }
       pos = valueEnd;
     }
     return options;
@@ -167,43 +104,12 @@ class OptionListParser {
     failAt(locationOf(offset), reason);
   }
 
-  // Runs `parse`, moving an unlocated UserError it throws to `offset`.
-  template <typename Parse>
-  auto located(size_t offset, const Parse& parse) const -> decltype(parse()) {
-    try {
-      return parse();
-    } catch (const UserError& e) {
-      if (e.loc().known()) throw;
-      fail(offset, e.reason());
-    }
-  }
-
   // A position in a policy that starts at `valueStart`, as a position in the option text.
   SourceLoc inText(const SourceLoc& inPolicy, size_t valueStart) const {
     SourceLoc value = locationOf(valueStart);
     if (!inPolicy.known()) return value;
     return {origin_, value.line + inPolicy.line - 1,
             inPolicy.line == 1 ? value.col + inPolicy.col - 1 : inPolicy.col};
-  }
-
-  tile::TilePolicy tilePolicy(const std::string& value, size_t valueStart) const {
-    if (!value.empty() && value[0] == '@') {
-      std::string file = value.substr(1);
-      std::string policyText = located(valueStart, [&] { return cli::readTextFile(file); });
-      return tile::parseTilePolicy(policyText, file);  // its errors point into the file
-    }
-    tile::TilePolicy policy;
-    try {
-      policy = tile::parseTilePolicy(value, origin_);
-    } catch (const UserError& e) {
-      failAt(inText(e.loc(), valueStart), e.reason());
-    }
-    for (tile::StatementTiling& statement : policy.statements) {
-      statement.loc = inText(statement.loc, valueStart);
-      for (tile::DimTiling& dim : statement.dims)
-        for (tile::LevelTile& level : dim.levels) level.loc = inText(level.loc, valueStart);
-    }
-    return policy;
   }
 
   const std::string& text_;

@@ -1,15 +1,9 @@
 // `tessel bench --options TEXT`: the compile options Tessel's kernels are
-// built with, as KEY=VALUE items separated by spaces or commas:
-//
-//   fusion=none|min|smart|max|basteln  the fusion strategy (as --fusion)
-//   scheduler=isl|tessel     the scheduler (as --scheduler)
-//   redundancy=PERCENT       basteln's recomputation limit (as --basteln-redundancy)
-//   tiling=auto|off          Auto Tiling for bands the tile policy leaves (as --tiling)
-//   vectorize=on|off         SIMD code for the loops that allow it (as --vectorize)
-//   tiles=POLICY | @FILE     a tiling policy (as --tiles); it holds spaces and
-//                            commas itself, so it runs to the next KEY= item
-//
-// e.g. "fusion=min tiles=S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1 tiling=off".
+// built with, as KEY=VALUE items separated by spaces or commas. The keys and
+// values are the command line's (--KEY VALUE), from driver/OptionTable.h; a
+// value that holds spaces and commas itself (a tiling policy, a scheme) runs
+// to the next KEY= item, e.g.
+// "fusion=min tiles=S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1 tiling=off".
 // Every mistake is a UserError at --options:LINE:COL with the text shown,
 // a bad policy included (and the policy's positions, for errors the
 // compiler finds later, point into the text too).

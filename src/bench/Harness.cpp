@@ -10,11 +10,13 @@
 #include "bench/CaseProgram.h"
 #include "bench/PeerRegistry.h"
 #include "driver/Compile.h"
+#include "driver/SchemeChoice.h"
 #include "runtime/CCompiler.h"
 #include "runtime/Checker.h"
 #include "runtime/Inputs.h"
 #include "runtime/Interpreter.h"
 #include "runtime/KernelLibrary.h"
+#include "tune/MicroKernelStore.h"
 #include "tune/SchemeSearch.h"
 
 namespace tessel::bench {
@@ -41,10 +43,10 @@ std::vector<int> threadCounts(const BenchOptions& o, const target::Hardware& hw)
 // Tessel's kernel for one case, loaded, with its argument buffers.
 class TesselKernel {
  public:
-  TesselKernel(const te::Program& p, const driver::CompileOptions& options, const std::vector<Buffer>& inputs,
-               const SuiteCase& c)
+  TesselKernel(const te::Program& p, const driver::CompileOptions& options, const driver::Machine& machine,
+               const std::vector<Buffer>& inputs, const SuiteCase& c)
       : inputs_(inputs), case_(c) {
-    driver::CompiledProgram cp = driver::compile(p, options);
+    driver::CompiledProgram cp = tune::compileTuned(p, options, machine);
     runtime::CompiledObject obj =
         runtime::compileSharedObject(cp.cSource, runtime::CCompilerOptions::defaults());
     runtime::KernelEntries entries = backend::kernelEntries(
@@ -178,22 +180,20 @@ class CaseRunner {
         options_(options),
         compileOptions_(options.compile),
         hw_(hw),
+        machine_(tune::machineFor(hw)),
         families_(families),
-        progress_(progress) {
-    // Tessel's kernels are built for the machine the results are judged against.
-    compileOptions_.hardware = hw;
-  }
+        progress_(progress) {}
 
   std::vector<CaseResult> run() {
     say(progress_, case_.name + ": compiling");
     inputs_ = runtime::makeInputs(program_, options_.seed);
     std::vector<int> counts = threadCounts(options_, hw_);
     // A searched scheme is searched for the thread count it will run on.
-    bool perThreadCount = tune::asksForSearch(compileOptions_.scheme.text);
+    bool perThreadCount = driver::asksForSearch(compileOptions_.scheme.text);
     auto compileFor = [&](int threads) {
       driver::CompileOptions o = compileOptions_;
       o.schemeThreads = threads;
-      auto kernel = std::make_unique<TesselKernel>(program_, o, inputs_, case_);
+      auto kernel = std::make_unique<TesselKernel>(program_, o, machine_, inputs_, case_);
       kernel->run();
       return kernel;
     };
@@ -270,9 +270,9 @@ class CaseRunner {
     PeerSlot slot;
     slot.result.peer = "tessel[" + options_.versus->text + "]";
     driver::CompileOptions o = options_.versus->compile;
-    o.hardware = hw_;
     o.schemeThreads = threads;
-    auto versus = std::make_unique<TesselVersus>(std::make_unique<TesselKernel>(program_, o, inputs_, case_));
+    auto versus =
+        std::make_unique<TesselVersus>(std::make_unique<TesselKernel>(program_, o, machine_, inputs_, case_));
     versus->setThreads(threads);
     versus->run();
     std::string mismatch = compareOutputs(program_, versus->outputs(), reference_);
@@ -355,6 +355,8 @@ class CaseRunner {
   const BenchOptions& options_;
   driver::CompileOptions compileOptions_;
   const target::Hardware& hw_;
+  // Tessel's kernels are built for the machine the results are judged against.
+  driver::Machine machine_;
   std::vector<std::unique_ptr<PeerFamily>>& families_;
   std::ostream* progress_;
   std::vector<Buffer> inputs_;

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "cli/LoadProgram.h"
+#include "front/LoadProgram.h"
 
 namespace tessel::bench {
 
@@ -127,7 +127,7 @@ class SuiteParser {
   }
 
   int64_t parseSize(const std::string& name, const std::string& value, int col) const {
-    std::optional<int64_t> v = cli::parseSizeValue(value);
+    std::optional<int64_t> v = front::parseSizeValue(value);
     if (!v) fail(col, "bad size " + name + "='" + value + "': expected a positive integer");
     if (*v <= 0) fail(col, "bad size " + name + "='" + value + "': sizes must be positive");
     return *v;

@@ -1,9 +1,16 @@
 #include <algorithm>
 
+#include "backend/CEmitter.h"
 #include "driver/Strategy.h"
 #include "fuse/Basteln.h"
 #include "fuse/FuseOuterLoops.h"
 #include "fuse/GroupQuasiIdentity.h"
+#include "fuse/InlineElementwise.h"
+#include "lir/CoalesceLoops.h"
+#include "lir/RegisterTile.h"
+#include "lir/StreamStores.h"
+#include "lir/Vectorize.h"
+#include "poly/ExtractScop.h"
 #include "poly/Print.h"
 #include "schedule/CheckSchedule.h"
 #include "schedule/MarkParallel.h"
@@ -19,11 +26,24 @@
 #include "target/cpu/SerializeRacyTiles.h"
 #include "target/cpu/SinkAcrossBands.h"
 #include "target/cpu/SinkContiguousMember.h"
+#include "te/WidenAccumulators.h"
 #include "tile/TileBands.h"
 
 namespace tessel::driver {
 
 namespace {
+
+// The smallest output (bytes) the kernel writes with non-temporal stores,
+// none when it writes none (scalar code, --stream-stores off).
+std::optional<int64_t> streamingStoreThreshold(const CompileOptions& options,
+                                               const target::Hardware& hardware) {
+  if (!options.vectorize || options.streamingStores == CompileOptions::StreamingStores::Off ||
+      target::vectorIsa(hardware).empty())
+    return std::nullopt;
+  return options.streamingStores == CompileOptions::StreamingStores::Always
+             ? 0
+             : target::totalCacheBytes(hardware);
+}
 
 // One core's share of L2 (an L2 shared by cores holds their tiles at once);
 // 0 without an L2 right after L1.
@@ -133,98 +153,204 @@ isl::schedule scheduleProgram(PassContext& c) {
   return r.tree;
 }
 
+// The largest cache one core has to itself (0 when none is known): a
+// temporary beyond it goes through shared caches or memory.
+int64_t largestPrivateCacheBytes(const target::Hardware& hardware) {
+  int64_t bytes = 0;
+  for (const auto& level : hardware.memory)
+    if (!level.managed && level.capacityBytes > 0 && level.name != "DRAM" && level.sharedBy <= 1)
+      bytes = std::max(bytes, level.capacityBytes);
+  return bytes;
+}
+
+// What inline-elementwise inlines for these options (nothing: it does not run).
+fuse::InlineOptions inlineOptions(const CompileOptions& o, const target::Hardware& hardware) {
+  fuse::InlineOptions inlining;
+  inlining.readOnce = o.inlineElementwise;
+  // Never with --schedule, whose tree names the program's statements.
+  if (o.recomputeCheap && !o.schedule) inlining.recomputeAboveBytes = largestPrivateCacheBytes(hardware);
+  return inlining;
+}
+
+bool vectorizing(const CompileOptions& o, const target::Hardware&) { return o.vectorize; }
+
+}  // namespace
+
+// Halide's lower_impl for x86 CPUs: the whole lowering, stage after stage.
+// docs/passes.md describes each stage under its name.
+Pipeline cpuPipeline() {
+  Pipeline p("cpu");
+  p.programPass({"widen-accumulators", "16-bit accumulations widened to f32"},
+                [](const te::Program& program, ProgramPassContext&) {
+                  return te::widenLowPrecisionAccumulators(program);
+                });
+  p.programPass({"inline",
+                 "elementwise temporaries inlined into their readers (paper 001 Alg. 5)",
+                 {"widen-accumulators"},
+                 "with --inline on, or cheap temporaries beyond the private caches",
+                 [](const CompileOptions& o, const target::Hardware& h) {
+                   fuse::InlineOptions inlining = inlineOptions(o, h);
+                   return inlining.readOnce || inlining.recomputeAboveBytes > 0;
+                 }},
+                [](const te::Program& program, ProgramPassContext& c) {
+                  return fuse::inlineElementwise(c.ctx, program, inlineOptions(c.options, c.hardware),
+                                                 c.explain);
+                });
+  p.extract({"extract", "the polyhedral model: domains, accesses, dependences, the initial tree"},
+            [](isl::ctx ctx, const te::Program& program) { return poly::extractScop(ctx, program); });
+  p.scheduler({"schedule", "isl's or Tessel's scheduler, checked against every dependence"},
+              [](const isl::schedule&, PassContext& c) { return scheduleProgram(c); });
+  p.schedulePass(
+      {"basteln-group",
+       "nests grouped along quasi-identity dependences (paper 001 Alg. 1)",
+       {"schedule"},
+       "under --fusion basteln",
+       [](const CompileOptions& o, const target::Hardware&) { return o.fusion == Fusion::Basteln; }},
+      [](const isl::schedule& s, PassContext& c) {
+        schedule::SchedulerOptions so;
+        so.timeLimit = c.options.scheduleTimeLimit;
+        return fuse::groupQuasiIdentityNests(
+            c.scop, s, *schedule::makeScheduler(schedulerName(c.options.scheduler)), so, c.explain);
+      });
+  p.schedulePass(
+      {"fuse-outer",
+       "outer loops of consecutive nests fused where the dependences allow",
+       {"schedule"},
+       "under --fusion smart, max or basteln",
+       [](const CompileOptions& o, const target::Hardware&) {
+         return o.fusion != Fusion::None && o.fusion != Fusion::Min;
+       }},
+      [](const isl::schedule& s, PassContext& c) { return fuse::fuseOuterLoops(c.scop, s, c.explain); });
+  p.schedulePass({"graft-microkernel",
+                  "a contraction replaced by a TTILE scheme's micro-kernels (paper 002)",
+                  {"schedule"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   target::cpu::GraftOptions go;
+                   go.scheme = c.options.scheme.text;
+                   go.origin = c.options.scheme.origin;
+                   go.vectorIsa = target::vectorIsa(c.hardware);
+                   if (!c.options.constantInputs.empty())
+                     go.declaredConstant = [&c](const std::string& input) {
+                       return c.options.constantInputs.has(input);
+                     };
+                   return target::cpu::graftMicroKernels(c.scop, s, go, c.microKernels, c.explain);
+                 });
+  p.schedulePass(
+      {"sink-across-bands", "a contiguous loop moved below the bands it would leave scalar", {"schedule"}},
+      [](const isl::schedule& s, PassContext& c) {
+        return target::cpu::sinkAcrossBands(c.scop, s, c.explain);
+      });
+  p.schedulePass({"tile", "bands tiled for the caches (paper 000 Auto Tiling, --tiles)", {"schedule"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return tile::tileBands(c.scop, s, tilingOptions(c), c.explain);
+                 });
+  p.schedulePass({"sink-contiguous", "the contiguous member of a point band made innermost", {"tile"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return target::cpu::sinkContiguousMember(c.scop, s, packingBudget(c),
+                                                            c.options.registerTransposes, c.explain);
+                 });
+  p.schedulePass({"distribute-inner", "inner loops of a fused tile split per statement", {"tile"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return target::cpu::distributeInnerLoops(c.scop, s, c.explain);
+                 });
+  p.schedulePass({"mark-vector", "the loops to vectorize marked", {"sink-contiguous"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return target::cpu::markVectorLoops(c.scop, s, c.options.registerTransposes, c.explain);
+                 });
+  p.schedulePass({"promote",
+                  "reused operand tiles copied into contiguous buffers (packing)",
+                  {"tile"},
+                  "unless --promote off",
+                  [](const CompileOptions& o, const target::Hardware&) {
+                    return o.promotion != CompileOptions::Promotion::Off;
+                  }},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return target::cpu::promoteOperands(c.scop, s, promotionOptions(c), c.promotions,
+                                                       c.explain);
+                 });
+  p.schedulePass(
+      {"basteln",
+       "producers recomputed in the tiles of their consumers (paper 001 Algs. 2-4)",
+       {"tile", "promote"},
+       "under --fusion basteln",
+       [](const CompileOptions& o, const target::Hardware&) { return o.fusion == Fusion::Basteln; }},
+      [](const isl::schedule& s, PassContext& c) {
+        fuse::BastelnOptions bo;
+        bo.redundancyLimit = c.options.bastelnRedundancy;
+        bo.promotions = &c.promotions;
+        bo.checkTimeLimit = c.options.fusionCheckTimeLimit;
+        bo.cores = c.hardware.cores;
+        // Half the largest private cache: the slices and the consumer's own tile share it.
+        for (const auto& level : tilingOptions(c).levels)
+          if (level.sharedBy <= 1) bo.sliceBytesLimit = std::max(bo.sliceBytesLimit, level.capacityBytes / 2);
+        return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
+      });
+  // Before contraction: a temporary's buffer stays out of the loops the
+  // register tiler jams, whose iterations need their own values at once.
+  p.schedulePass({"mark-unroll-jam", "the loops the register tiler unrolls and jams marked", {"mark-vector"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return target::cpu::markUnrollJamLoops(c.scop, s, c.explain);
+                 });
+  p.schedulePass({"contract", "temporaries contracted to per-tile buffers", {"mark-unroll-jam"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return target::cpu::contractTemporaries(c.scop, s, c.promotions, c.explain);
+                 });
+  p.schedulePass({"serialize-racy-tiles", "tiles that would race run on one thread", {"contract"}},
+                 [](const isl::schedule& s, PassContext& c) {
+                   return target::cpu::serializeRacyTiles(c.scop, s, c.promotions, c.explain);
+                 });
+  p.schedulePass(
+      {"mark-parallel", "the outermost parallel loops marked for OpenMP", {"serialize-racy-tiles"}},
+      [](const isl::schedule& s, PassContext& c) {
+        return schedule::markParallelLoops(s, c.hardware.cores);
+      });
+  p.generateAst({"ast", "isl's AST of the final tree"}, [](const isl::schedule& s, PassContext& c) {
+    return lir::buildAst(s, c.scop, c.promotions);
+  });
+  p.lowerToLoops({"lir", "the AST as loop IR: promotion copies, micro-kernel calls, statements"},
+                 [](const te::Program& program, const lir::GeneratedAst& ast, PassContext& c) {
+                   return lir::astToLir(program, c.scop, ast, c.promotions, c.microKernels);
+                 });
+  p.loopPass({"coalesce",
+              "short nested loops over contiguous data merged into one",
+              {},
+              "unless --vectorize off",
+              vectorizing},
+             [](const lir::Kernel& k, LoopPassContext& c) {
+               return lir::coalesceLoops(k, lir::f32Lanes(target::vectorIsa(c.hardware)), c.explain);
+             });
+  p.loopPass(
+      {"vectorize", "marked loops as SIMD code (AVX-512, AVX2)", {}, "unless --vectorize off", vectorizing},
+      [](const lir::Kernel& k, LoopPassContext& c) {
+        return lir::vectorizeLoops(k, target::vectorIsa(c.hardware), c.explain);
+      });
+  p.loopPass(
+      {"register-tile",
+       "unroll-and-jam marked loops into register tiles",
+       {"vectorize"},
+       "unless --vectorize off",
+       vectorizing},
+      [](const lir::Kernel& k, LoopPassContext& c) { return lir::registerTile(k, k.vectorIsa, c.explain); });
+  p.loopPass({"stream-stores",
+              "non-temporal stores for large outputs never read back",
+              {"vectorize"},
+              "unless --stream-stores off or --vectorize off",
+              [](const CompileOptions& o, const target::Hardware& h) {
+                return streamingStoreThreshold(o, h).has_value();
+              }},
+             [](const lir::Kernel& k, LoopPassContext& c) {
+               return lir::markStreamingStores(k, *streamingStoreThreshold(c.options, c.hardware), c.explain);
+             });
+  p.emit({"emit-c", "C with intrinsics and OpenMP"}, [](const lir::Kernel& k) { return backend::emitC(k); });
+  return p;
+}
+
+namespace {
+
 class CpuStrategy final : public TargetStrategy {
  public:
   const char* name() const override { return "cpu"; }
-
-  std::vector<SchedulePass> schedulePasses() const override {
-    return {
-        {"schedule", true, [](const isl::schedule&, PassContext& c) { return scheduleProgram(c); }},
-        {"basteln-group", false,
-         [](const isl::schedule& s, PassContext& c) {
-           if (c.options.fusion != Fusion::Basteln) return s;
-           schedule::SchedulerOptions so;
-           so.timeLimit = c.options.scheduleTimeLimit;
-           return fuse::groupQuasiIdentityNests(
-               c.scop, s, *schedule::makeScheduler(schedulerName(c.options.scheduler)), so, c.explain);
-         }},
-        {"fuse-outer", false,
-         [](const isl::schedule& s, PassContext& c) {
-           if (c.options.fusion == Fusion::None || c.options.fusion == Fusion::Min) return s;
-           return fuse::fuseOuterLoops(c.scop, s, c.explain);
-         }},
-        {"graft-microkernel", false,
-         [](const isl::schedule& s, PassContext& c) {
-           target::cpu::GraftOptions go;
-           go.scheme = c.options.scheme.text;
-           go.origin = c.options.scheme.origin;
-           go.vectorIsa = target::vectorIsa(c.hardware);
-           if (!c.options.constantInputs.empty())
-             go.declaredConstant = [&c](const std::string& input) {
-               return c.options.constantInputs.has(input);
-             };
-           return target::cpu::graftMicroKernels(c.scop, s, go, c.microKernels, c.explain);
-         }},
-        {"sink-across-bands", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::sinkAcrossBands(c.scop, s, c.explain);
-         }},
-        {"tile", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return tile::tileBands(c.scop, s, tilingOptions(c), c.explain);
-         }},
-        {"sink-contiguous", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::sinkContiguousMember(c.scop, s, packingBudget(c), c.options.registerTransposes,
-                                                    c.explain);
-         }},
-        {"distribute-inner", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::distributeInnerLoops(c.scop, s, c.explain);
-         }},
-        {"mark-vector", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::markVectorLoops(c.scop, s, c.options.registerTransposes, c.explain);
-         }},
-        {"promote", false,
-         [](const isl::schedule& s, PassContext& c) {
-           if (c.options.promotion == CompileOptions::Promotion::Off) return s;
-           return target::cpu::promoteOperands(c.scop, s, promotionOptions(c), c.promotions, c.explain);
-         }},
-        {"basteln", false,
-         [](const isl::schedule& s, PassContext& c) {
-           if (c.options.fusion != Fusion::Basteln) return s;
-           fuse::BastelnOptions bo;
-           bo.redundancyLimit = c.options.bastelnRedundancy;
-           bo.promotions = &c.promotions;
-           bo.checkTimeLimit = c.options.fusionCheckTimeLimit;
-           bo.cores = c.hardware.cores;
-           // Half the largest private cache: the slices and the consumer's own tile share it.
-           for (const auto& level : tilingOptions(c).levels)
-             if (level.sharedBy <= 1)
-               bo.sliceBytesLimit = std::max(bo.sliceBytesLimit, level.capacityBytes / 2);
-           return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
-         }},
-        // Before contraction: a temporary's buffer stays out of the loops the
-        // register tiler jams, whose iterations need their own values at once.
-        {"mark-unroll-jam", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::markUnrollJamLoops(c.scop, s, c.explain);
-         }},
-        {"contract", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::contractTemporaries(c.scop, s, c.promotions, c.explain);
-         }},
-        {"serialize-racy-tiles", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return target::cpu::serializeRacyTiles(c.scop, s, c.promotions, c.explain);
-         }},
-        {"mark-parallel", false,
-         [](const isl::schedule& s, PassContext& c) {
-           return schedule::markParallelLoops(s, c.hardware.cores);
-         }},
-    };
-  }
+  Pipeline pipeline() const override { return cpuPipeline(); }
 };
 
 }  // namespace

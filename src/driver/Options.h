@@ -9,7 +9,6 @@
 
 #include "schedule/Scheduler.h"
 #include "tessel/te.h"
-#include "target/Hardware.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::driver {
@@ -121,36 +120,26 @@ struct CompileOptions {
     std::vector<std::string> names;
     bool has(const std::string& input) const;
     bool empty() const { return !all && names.empty(); }
-    std::string toString() const;  // "all" or "A,B"
+    std::string toString() const;  // "all" or "A+B"
   };
   ConstantInputs constantInputs;
-  // The machine to compile for; absent = the host, detected when compiling.
-  std::optional<target::Hardware> hardware;
+  // The options that differ from the defaults, as KEY=VALUE items that
+  // `tessel bench --options` reads back (driver/OptionTable.h); "" at the defaults.
   std::string toString() const;
 };
 
-const char* fusionName(Fusion f);  // "none", "min", "smart", "max", "basteln"
+const char* fusionName(Fusion f);                        // "none", "min", "smart", "max", "basteln"
 const char* schedulerName(CompileOptions::Scheduler s);  // "isl", "tessel"
-// UserError naming `text` and the accepted names when it is neither.
-CompileOptions::Scheduler parseScheduler(const std::string& text);
-// UserError naming `text` and the accepted names when it is none of them.
-Fusion parseFusion(const std::string& text);
 // The isl scheduler's strategy for `f` (basteln starts from min fusion).
 schedule::FusionStrategy schedulerFusion(Fusion f);
 // "25%": a share from 0 to 100 percent; UserError otherwise.
 double parsePercent(const std::string& text, const std::string& what);
 std::string percentText(double share);
 
-// "all", or input names separated by ',' or '+'; UserError (naming `origin`) when empty or malformed.
-CompileOptions::ConstantInputs parseConstantInputs(const std::string& text, const std::string& origin);
+// "all", or input names separated by ',' or '+'; UserError when empty or malformed.
+CompileOptions::ConstantInputs parseConstantInputs(const std::string& text);
 // UserError naming `origin` for a name that is not an input of `program`.
 void checkConstantInputs(const te::Program& program, const CompileOptions::ConstantInputs& inputs,
                          const std::string& origin);
-
-const char* promotionName(CompileOptions::Promotion p);  // "auto", "all", "off"
-// UserError naming `text` when it is none of the names.
-CompileOptions::Promotion parsePromotion(const std::string& text);
-const char* streamingStoresName(CompileOptions::StreamingStores s);  // "auto", "always", "off"
-CompileOptions::StreamingStores parseStreamingStores(const std::string& text);
 
 }  // namespace tessel::driver

@@ -18,6 +18,7 @@
 #include "runtime/Hash.h"
 #include "runtime/Runner.h"
 #include "target/DetectHost.h"
+#include "tune/MicroKernelStore.h"
 
 namespace tessel::fuzz {
 
@@ -58,7 +59,7 @@ std::vector<Combination> optionMatrix() {
 
     Combination autoTiled;
     autoTiled.options = base;
-    autoTiled.options.hardware = tinyCacheMachine();
+    autoTiled.hardware = tinyCacheMachine();
     autoTiled.threads = 2;
     autoTiled.label = f + " tiling=auto(tiny caches) threads=2";
     m.push_back(autoTiled);
@@ -67,7 +68,7 @@ std::vector<Combination> optionMatrix() {
     smallTiles.options = base;
     smallTiles.options.autoTiling = false;
     smallTiles.options.tiles = tile::parseTilePolicy(kSmallTiles, "fuzz");
-    smallTiles.options.hardware = tinyCacheMachine();
+    smallTiles.hardware = tinyCacheMachine();
     // Two threads: a parallel mark on the wrong loop is a race that only
     // shows with several threads (small tiles make tile loops disappear).
     smallTiles.threads = 2;
@@ -167,22 +168,21 @@ ComboResult runOne(const std::string& tc, const Combination& c) {
       if (all.count(n)) sizes[n] = all[n];
     te::Program p = front::lower(*module, "", sizes);
     driver::CompileOptions options = c.options;
+    driver::Machine machine = tune::machineFor(c.hardware ? *c.hardware : target::detectHost());
     // The program's contraction as a random valid scheme, the same for the same program.
     if (c.randomScheme)
-      options.scheme.text =
-          randomScheme(p, runtime::fnv1a64(tc),
-                       target::vectorIsa(options.hardware ? *options.hardware : target::detectHost()));
+      options.scheme.text = randomScheme(p, runtime::fnv1a64(tc), target::vectorIsa(machine.hardware));
     if (c.randomConstraints)
       options.scheduleConstraints = driver::CompileOptions::ConstraintsFile{
           "random-constraints", randomConstraintTree(p, runtime::fnv1a64(tc))};
-    driver::CompiledProgram cp = driver::compile(p, options);
+    driver::CompiledProgram cp = driver::compile(p, options, machine);
     runtime::RunOptions ro;
     ro.check = true;
     ro.threads = c.threads;
     try {
       runtime::RunReport rep =
-          runtime::runKernel(cp.program, cp.cSource, backend::kernelEntries(cp.kernel, [](const std::string&) { return true; }),
-                             ro);
+          runtime::runKernel(cp.program, cp.cSource,
+                             backend::kernelEntries(cp.kernel, [](const std::string&) { return true; }), ro);
       for (const auto& o : rep.outputs)
         if (!o.pass) {
           r.verdict = Verdict::Mismatch;

@@ -7,17 +7,20 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "driver/Options.h"
 #include "fuzz/ProgramModel.h"
+#include "target/Hardware.h"
 
 namespace tessel::fuzz {
 
 struct Combination {
   std::string label;  // "fusion=max tiling=off threads=1"
   driver::CompileOptions options;
+  std::optional<target::Hardware> hardware;  // the machine compiled for; absent: this one
   int threads = 1;
   // The program's contraction gets a random valid scheme (fuzz/RandomScheme.h).
   bool randomScheme = false;

@@ -19,8 +19,8 @@ constexpr int64_t kRowPadding = 16;  // floats
 
 }  // namespace
 
-MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha, int beta, int lanes,
-                                      int reduction) {
+MicroKernelProblem microKernelProblem(const microkernel::MicroKernelFamily& family, int alpha, int beta,
+                                      int lanes, int reduction) {
   using namespace te;
   int64_t r = family.unrollsR ? 3 : 1, s = family.unrollsS ? 3 : 1, k = int64_t{alpha} * lanes;
   builder::ProgramBuilder b("microkernel_" + family.name + "_" + std::to_string(alpha) + "x" +
@@ -47,16 +47,19 @@ MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha
   return p;
 }
 
-MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const MicroBenchOptions& options) {
+microkernel::MicroKernelTable measureMicroKernels(const target::Hardware& hardware,
+                                                  const MicroBenchOptions& options) {
   microkernel::VectorIsa isa = microkernel::vectorIsaNamed(target::vectorIsa(hardware));
   if (isa.name.empty()) userError("tessel microbench: this machine has neither AVX-512 nor AVX2 with FMA");
-  MicroKernelTable table;
+  microkernel::MicroKernelTable table;
   table.machine = hardware.name;
   table.isa = isa.name;
   table.source = "measured";
   int maxAlpha = options.maxAlpha > 0 ? options.maxAlpha : isa.registers;
+  // Each kernel's scheme is given: the machine's own classes do not matter.
+  driver::Machine machine = driver::modelledMachine(hardware);
   for (const auto& name : options.families) {
-    const MicroKernelFamily* family = microKernelFamily(name);
+    const microkernel::MicroKernelFamily* family = microkernel::microKernelFamily(name);
     if (!family) userError("tessel microbench: no micro-kernel family '" + name + "' (A, B, C or D)");
     for (int alpha = 1; alpha <= maxAlpha; ++alpha)
       for (int beta = 1; beta <= options.maxBeta; ++beta) {
@@ -69,32 +72,33 @@ MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const Mic
         }
         driver::CompileOptions o;
         o.scheme.text = p.scheme;
-        o.hardware = hardware;
-        driver::CompiledProgram compiled = driver::compile(p.program, o);
+        driver::CompiledProgram compiled = driver::compile(p.program, o, machine);
         runtime::RunOptions ro;
         ro.time = true;
         ro.threads = 1;
         ro.minSeconds = options.minSeconds;
         runtime::RunReport report = runtime::runKernel(compiled.program, compiled.cSource,
                                                        backend::kernelEntries(compiled.kernel), ro);
-        MeasuredMicroKernel m{name, alpha, beta, p.flops / (report.medianMs * 1e-3) / 1e9, 0};
+        microkernel::MeasuredMicroKernel m{name, alpha, beta, p.flops / (report.medianMs * 1e-3) / 1e9, 0};
         if (hardware.peakF32FlopsPerCore > 0) m.peakShare = m.gflops * 1e9 / hardware.peakF32FlopsPerCore;
         table.kernels.push_back(m);
         if (options.progress) options.progress(m);
       }
   }
-  table.classes = classesFrom(table.kernels);
+  table.classes = microkernel::classesFrom(table.kernels);
   return table;
 }
 
-MicroKernelTable tableWithFamilies(const target::Hardware& hardware, const std::vector<std::string>& families,
-                                   MicroBenchOptions options, std::vector<std::string>& measuredNow) {
-  std::optional<MicroKernelTable> stored = storedTable(hardware);
-  measuredNow = stored ? unmeasuredFamilies(*stored, families) : families;
+microkernel::MicroKernelTable tableWithFamilies(const target::Hardware& hardware,
+                                                const std::vector<std::string>& families,
+                                                MicroBenchOptions options,
+                                                std::vector<std::string>& measuredNow) {
+  std::optional<microkernel::MicroKernelTable> stored = storedTable(hardware);
+  measuredNow = stored ? microkernel::unmeasuredFamilies(*stored, families) : families;
   if (measuredNow.empty()) return *stored;
   options.families = measuredNow;
-  MicroKernelTable fresh = measureMicroKernels(hardware, options);
-  MicroKernelTable table = stored ? mergedTable(*stored, fresh) : fresh;
+  microkernel::MicroKernelTable fresh = measureMicroKernels(hardware, options);
+  microkernel::MicroKernelTable table = stored ? microkernel::mergedTable(*stored, fresh) : fresh;
   storeTable(table, defaultTablePath(hardware));
   return table;
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tessel/te.h"
-#include "tune/MicroKernelTable.h"
+#include "tune/MicroKernelStore.h"
 
 namespace tessel::tune {
 
@@ -22,7 +22,7 @@ struct MicroBenchOptions {
   int reduction = 512;       // the c loop's length
   double minSeconds = 0.05;  // timing per kernel
   // Called after each kernel is measured (progress output).
-  std::function<void(const MeasuredMicroKernel&)> progress;
+  std::function<void(const microkernel::MeasuredMicroKernel&)> progress;
 };
 
 // The NHWC convolution one micro-kernel of `family` is measured on (K =
@@ -32,16 +32,19 @@ struct MicroKernelProblem {
   std::string scheme;
   double flops = 0;
 };
-MicroKernelProblem microKernelProblem(const MicroKernelFamily& family, int alpha, int beta, int lanes,
-                                      int reduction);
+MicroKernelProblem microKernelProblem(const microkernel::MicroKernelFamily& family, int alpha, int beta,
+                                      int lanes, int reduction);
 
-MicroKernelTable measureMicroKernels(const target::Hardware& hardware, const MicroBenchOptions& options);
+microkernel::MicroKernelTable measureMicroKernels(const target::Hardware& hardware,
+                                                  const MicroBenchOptions& options);
 
 // The machine's stored table with every family of `families` measured: those
 // it lacks (all of them without a stored table) are measured now with
 // `options` and the table is stored again at its default path. Returns the
 // table and, in `measuredNow`, the families measured by this call.
-MicroKernelTable tableWithFamilies(const target::Hardware& hardware, const std::vector<std::string>& families,
-                                   MicroBenchOptions options, std::vector<std::string>& measuredNow);
+microkernel::MicroKernelTable tableWithFamilies(const target::Hardware& hardware,
+                                                const std::vector<std::string>& families,
+                                                MicroBenchOptions options,
+                                                std::vector<std::string>& measuredNow);
 
 }  // namespace tessel::tune

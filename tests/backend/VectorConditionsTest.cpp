@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
@@ -34,9 +35,8 @@ std::string sizes(int n, int c, int h, int w, int k) {
 
 driver::CompiledProgram compileAndCheck(const std::string& tc, const std::string& isa) {
   driver::CompileOptions o;
-  o.hardware = machineWith(isa);
   o.scheme.text = "none";  // the compiler's own vector code, not a micro-kernel (scheme auto)
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(tc), o, machineWith(isa));
   testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
   EXPECT_TRUE(k.pass) << isa << "\n" << tc << k.failures;
   return cp;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/RunTool.h"
+#include "driver/Strategy.h"
 
 namespace tessel::testing {
 namespace {
@@ -139,7 +140,7 @@ TEST_F(Cli, ConstantInputsAreLaidOutOnceWhenTimed) {
       << notAnInput.err;
   auto malformed = runTessel(run + " --constant-inputs 'B,'");
   EXPECT_EQ(malformed.exitCode, 2);
-  EXPECT_NE(malformed.err.find("--constant-inputs: bad constant inputs 'B,'"), std::string::npos)
+  EXPECT_NE(malformed.err.find("--constant-inputs: error: bad constant-inputs 'B,'"), std::string::npos)
       << malformed.err;
 }
 
@@ -286,16 +287,30 @@ TEST_F(Cli, TilingAndVectorizationOptions) {
 }
 
 TEST_F(Cli, DumpAfterEveryPass) {
-  for (const char* pass :
-       {"widen-accumulators", "extract", "schedule", "tile", "sink-contiguous", "distribute-inner",
-        "mark-vector", "mark-parallel", "ast", "lir", "vectorize", "sink-across-bands", "promote",
-        "mark-unroll-jam", "register-tile", "fuse-outer", "contract", "stream-stores", "basteln-group"}) {
+  for (const std::string& pass : driver::cpuPipeline().names()) {
     auto r = runTessel("compile " + file("mm.tc") + " --dump-after=" + pass);
     EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << pass;
   }
   auto mp = runTessel("compile " + file("mm.tc") + " --dump-after=mark-parallel");
   EXPECT_NE(mp.out.find("mark: \"parallel\""), std::string::npos) << mp.out;
+}
+
+// `tessel passes` prints the pipeline that --dump-after and --time-passes name.
+TEST_F(Cli, PassesPrintsThePipelineInOrder) {
+  auto r = runTessel("passes");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  size_t at = 0;
+  for (const std::string& pass : driver::cpuPipeline().names()) {
+    size_t found = r.out.find(". " + pass + " ", at);
+    ASSERT_NE(found, std::string::npos) << pass << "\n" << r.out;
+    at = found;
+  }
+  EXPECT_NE(r.out.find("schedule tree -> isl AST"), std::string::npos) << r.out;
+  EXPECT_EQ(runTessel("passes --target cpu").out, r.out);
+  auto unknown = runTessel("passes --target gpu");
+  EXPECT_EQ(unknown.exitCode, 2);
+  EXPECT_NE(unknown.err.find("unknown target 'gpu' (targets: cpu)"), std::string::npos) << unknown.err;
 }
 
 TEST_F(Cli, UnknownPassIsAnError) {
@@ -346,7 +361,8 @@ TEST_F(Cli, BadOptionValues) {
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --fusion sideways").exitCode, 2);
   auto redundancy = runTessel("compile " + file("mm.tc") + " --fusion basteln --basteln-redundancy lots");
   EXPECT_EQ(redundancy.exitCode, 2);
-  EXPECT_NE(redundancy.err.find("bad --basteln-redundancy 'lots' (expected a percentage from 0 to 100"),
+  EXPECT_NE(redundancy.err.find(
+                "--basteln-redundancy: error: bad basteln-redundancy 'lots' (expected a percentage"),
             std::string::npos)
       << redundancy.err;
   EXPECT_EQ(runTessel("run " + file("mm.tc") + " --threads -2").exitCode, 2);

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../support/Compile.h"
 #include "../support/RunTool.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
@@ -118,8 +119,9 @@ TEST_P(Examples, MatchesInterpreter) {
   options.bastelnRedundancy = c.redundancy;
   options.scheduler = c.scheduler;
   if (!c.tiles.empty()) options.tiles = tile::parseTilePolicy(c.tiles, "test");
-  if (c.tinyCaches) options.hardware = target::withCaches(target::detectHost(), 4096, 16384, 2);
-  driver::CompiledProgram cp = driver::compile(program, options);
+  std::optional<target::Hardware> machine;
+  if (c.tinyCaches) machine = target::withCaches(target::detectHost(), 4096, 16384, 2);
+  driver::CompiledProgram cp = testing::compileFor(program, options, machine);
   for (const auto& w : cp.warnings) EXPECT_EQ(w.find("Tessel's scheduler"), std::string::npos) << w;
   runtime::RunOptions ro;
   ro.check = true;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/Runner.h"
@@ -12,7 +13,7 @@ namespace {
 
 void expectMatches(const std::string& tc) {
   te::Program p = front::testing::lowerText(tc);
-  driver::CompiledProgram cp = driver::compile(p, driver::CompileOptions{});
+  driver::CompiledProgram cp = testing::compileFor(p, driver::CompileOptions{});
   runtime::RunOptions ro;
   ro.check = true;
   auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);

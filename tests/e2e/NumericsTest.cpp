@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/Checker.h"
@@ -20,7 +21,7 @@ runtime::RunReport check(const std::string& tc, const std::map<std::string, int6
   auto all = front::defaultSizes(src);
   for (const auto& [n, v] : sizes) all[n] = v;
   te::Program p = front::lower(*m, "", all);
-  driver::CompiledProgram cp = driver::compile(p, driver::CompileOptions{});
+  driver::CompiledProgram cp = testing::compileFor(p, driver::CompileOptions{});
   runtime::RunOptions ro;
   ro.check = true;
   ro.seed = 2;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../support/Compile.h"
 #include "../support/RunTool.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
@@ -57,7 +58,7 @@ TEST_P(TcDocs, CompilesAndMatchesInterpreter) {
   for (auto fusion : {driver::Fusion::Min, driver::Fusion::Max, driver::Fusion::Basteln}) {
     driver::CompileOptions o;
     o.fusion = fusion;
-    driver::CompiledProgram cp = driver::compile(p, o);
+    driver::CompiledProgram cp = testing::compileFor(p, o);
     runtime::RunOptions ro;
     ro.check = true;
     auto r = runtime::runKernel(cp.program, cp.cSource, backend::packedEntryName(cp.kernel), ro);

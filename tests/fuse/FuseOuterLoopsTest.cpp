@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/RowPrograms.h"
 #include "driver/Compile.h"
 #include "tile/TilePolicy.h"
@@ -136,7 +137,7 @@ TEST(FuseOuterLoops, MatmulBandIsNotSplit) {
 TEST(FuseOuterLoops, DumpAfterShowsTheSharedBand) {
   driver::CompileOptions o;
   o.dumpAfter = "fuse-outer";
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(sizes(8, 16) + kSoftmax), o);
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(sizes(8, 16) + kSoftmax), o);
   // One band over every statement right under the domain, the nests in sequence below it.
   EXPECT_NE(cp.dump.find("child:\n  schedule: \"[{ S"), std::string::npos) << cp.dump;
   EXPECT_NE(cp.dump.find("sequence"), std::string::npos) << cp.dump;

@@ -164,9 +164,8 @@ TEST(InlineElementwise, CheapTemporariesBeyondTheCachesAreRecomputed) {
     for (auto fusion : {driver::Fusion::Smart, driver::Fusion::Basteln}) {
       driver::CompileOptions o;
       o.fusion = fusion;
-      o.hardware = smallCaches();
       o.dumpAfter = "inline";
-      CheckedProgram k = compileAndCheck(premultiplied(c, h, w, premultiply), o);
+      CheckedProgram k = compileAndCheck(premultiplied(c, h, w, premultiply), o, smallCaches());
       EXPECT_TRUE(k.check.pass) << c << "x" << h << "x" << w << "\n" << k.check.failures;
       if (c * h * w * 4 <= 4096) continue;  // fits in the L2: kept
       EXPECT_TRUE(k.has("inline: D0 inlined into D0x, O (cheap to recompute: about"))
@@ -182,12 +181,11 @@ TEST(InlineElementwise, CheapTemporariesBeyondTheCachesAreRecomputed) {
 // output channel (a convolution's input), and everything under --inline off.
 TEST(InlineElementwise, CheapRuleKeepsWhatRecomputationWouldCost) {
   driver::CompileOptions o;
-  o.hardware = smallCaches();
   o.dumpAfter = "inline";
   for (const char* producer : {"exp(I(c, h, w))", "I(c, h, w) / I(C - 1, h, w)", "I(c, h, w) + 1"}) {
-    driver::CompileOptions k = o;
-    if (std::string(producer) == "I(c, h, w) + 1") k.hardware.reset();  // this machine's caches: it fits
-    CheckedProgram c = compileAndCheck(premultiplied(4, 13, 127, producer), k);
+    std::optional<target::Hardware> machine = smallCaches();
+    if (std::string(producer) == "I(c, h, w) + 1") machine.reset();  // this machine's caches: it fits
+    CheckedProgram c = compileAndCheck(premultiplied(4, 13, 127, producer), o, machine);
     EXPECT_TRUE(c.check.pass) << producer << "\n" << c.check.failures;
     EXPECT_NE(c.program.dump.find("D0("), std::string::npos) << producer << "\n" << c.program.dump;
   }
@@ -197,7 +195,7 @@ TEST(InlineElementwise, CheapRuleKeepsWhatRecomputationWouldCost) {
       "  E(n, m) = exp(X(n, m))\n"
       "  T(n, m) = E(n, m) * 2\n"
       "  O(n, m) = T(n, m) + T(n, m) * E(n, m)\n}\n";
-  CheckedProgram c = compileAndCheck(chain, o);
+  CheckedProgram c = compileAndCheck(chain, o, smallCaches());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_NE(c.program.dump.find("T("), std::string::npos) << c.program.dump;
   const std::string conv =
@@ -205,12 +203,12 @@ TEST(InlineElementwise, CheapRuleKeepsWhatRecomputationWouldCost) {
       "def f(float(N,C,H,W) X, float(N,C,H,W) Y, float(K,C,3,3) Wt) -> (O) {\n"
       "  A(n, c, h, w) = X(n, c, h, w) + Y(n, c, h, w)\n"
       "  O(n, k, h, w) +=! A(n, c, h + r, w + s) * Wt(k, c, r, s) where h in 0:H - 2, w in 0:W - 2\n}\n";
-  CheckedProgram convolution = compileAndCheck(conv, o);
+  CheckedProgram convolution = compileAndCheck(conv, o, smallCaches());
   EXPECT_TRUE(convolution.check.pass) << convolution.check.failures;
   EXPECT_NE(convolution.program.dump.find("A("), std::string::npos) << convolution.program.dump;
   driver::CompileOptions off = o;
   off.recomputeCheap = false;
-  CheckedProgram kept = compileAndCheck(premultiplied(4, 13, 127, "I(c, h, w) * 2"), off);
+  CheckedProgram kept = compileAndCheck(premultiplied(4, 13, 127, "I(c, h, w) * 2"), off, smallCaches());
   EXPECT_TRUE(kept.check.pass) << kept.check.failures;
   EXPECT_EQ(kept.program.explanation.find("inline:"), std::string::npos) << kept.program.explanation;
   // D0 keeps its statement (basteln may still recompute it in O's tiles).

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "lir/AstToLir.h"
@@ -23,7 +24,7 @@ namespace {
 driver::CompiledProgram compileWithTiles(const std::string& tc, const std::string& tiles) {
   driver::CompileOptions o;
   o.tiles = tile::parseTilePolicy(tiles, "test");
-  return driver::compile(front::testing::lowerText(tc), o);
+  return testing::compileFor(front::testing::lowerText(tc), o);
 }
 
 void expectMatchesOnTwoThreads(const driver::CompiledProgram& cp) {
@@ -88,9 +89,8 @@ TEST(AstMarks, ParallelLoopOfFewIterationsCollapsesWithTheLoopInside) {
            "  BX(c, h, w) = I(c, h, w) + I(c, h, w + 1) + I(c, h, w + 2)\n"
            "  B(c, h, w) = BX(c, h, w) + BX(c, h + 1, w) + BX(c, h + 2, w)\n}\n";
   };
-  driver::CompileOptions twoCores;
-  twoCores.hardware = target::withCaches(target::detectHost(), 48 * 1024, 2 * 1024 * 1024, 2);
-  driver::CompiledProgram few = driver::compile(front::testing::lowerText(blur(3)), twoCores);
+  target::Hardware twoCores = target::withCaches(target::detectHost(), 48 * 1024, 2 * 1024 * 1024, 2);
+  driver::CompiledProgram few = testing::compileFor(front::testing::lowerText(blur(3)), {}, twoCores);
   // (Its output streams past the caches: the loop is then a fenced "omp for".)
   EXPECT_NE(few.cSource.find("for collapse(2) schedule(static)"), std::string::npos) << toString(few.kernel);
   EXPECT_NE(toString(few.kernel).find("parallel for c0"), std::string::npos) << toString(few.kernel);
@@ -101,7 +101,7 @@ TEST(AstMarks, ParallelLoopOfFewIterationsCollapsesWithTheLoopInside) {
   ro.threads = 3;
   auto r = runtime::runKernel(few.program, few.cSource, backend::packedEntryName(few.kernel), ro);
   for (const auto& out : r.outputs) EXPECT_TRUE(out.pass) << out.tensor << ": " << out.message;
-  driver::CompiledProgram even = driver::compile(front::testing::lowerText(blur(8)), twoCores);
+  driver::CompiledProgram even = testing::compileFor(front::testing::lowerText(blur(8)), {}, twoCores);
   EXPECT_EQ(even.cSource.find("collapse("), std::string::npos) << toString(even.kernel);
   EXPECT_EQ(toString(even.kernel).find("collapsible"), std::string::npos) << toString(even.kernel);
 }

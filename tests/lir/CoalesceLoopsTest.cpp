@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
@@ -18,9 +19,8 @@ using testing::machineWith;
 
 driver::CompiledProgram compileAndCheck(const std::string& tc, const std::string& isa) {
   driver::CompileOptions o;
-  o.hardware = machineWith(isa);
   o.dumpAfter = "coalesce";
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(tc), o, machineWith(isa));
   testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
   EXPECT_TRUE(k.pass) << isa << "\n" << tc << k.failures;
   return cp;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
@@ -32,8 +33,7 @@ driver::CompiledProgram compiled(const std::string& tc, const std::string& isa, 
     if (level.name == "L2") level.capacityBytes = 1 << 20;
     if (level.name == "L3") level.capacityBytes = 32 << 20;
   }
-  o.hardware = hw;
-  return driver::compile(front::testing::lowerText(tc), o);
+  return testing::compileFor(front::testing::lowerText(tc), o, hw);
 }
 
 TEST(PackingPrefetch, RowsPagesApartArePrefetchedWithinThePanel) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
@@ -25,9 +26,8 @@ struct Compiled {
 Compiled compileAndCheck(const std::string& tc, const std::string& isa, const std::string& tiles) {
   Compiled c;
   driver::CompileOptions o;
-  o.hardware = machineWith(isa);
   if (!tiles.empty()) o.tiles = tile::parseTilePolicy(tiles, "test");
-  c.cp = driver::compile(front::testing::lowerText(tc), o);
+  c.cp = testing::compileFor(front::testing::lowerText(tc), o, machineWith(isa));
   testing::KernelCheck k = testing::checkAgainstInterpreter(c.cp);
   c.pass = k.pass;
   c.failures = k.failures;
@@ -224,7 +224,7 @@ TEST(RegisterTileExplain, IsolatedPartialTilesAndDumps) {
   driver::CompileOptions o;
   o.tiles = tile::parseTilePolicy("S_0: 8@L1, " + columns + "; S_1: 8@L1, " + columns + ", 8@L1", "test");
   o.dumpAfter = "register-tile";
-  auto cp = driver::compile(front::testing::lowerText(sized(12, n, 8, kMatmul)), o);
+  auto cp = testing::compileFor(front::testing::lowerText(sized(12, n, 8, kMatmul)), o);
   if (cp.kernel.vectorIsa.empty()) GTEST_SKIP() << "no vector ISA on this CPU";
   // 12 rows in tiles of 8: the full tile by 8 rows, the partial one (isolated: 4 rows) by 4.
   EXPECT_NE(cp.explanation.find("register tile of 8 rows"), std::string::npos) << cp.explanation;

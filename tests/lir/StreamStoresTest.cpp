@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
@@ -32,8 +33,7 @@ target::Hardware tinyCaches(const std::string& isa, int64_t bytes) {
 
 driver::CompiledProgram compile(const std::string& tc, const target::Hardware& hw,
                                 driver::CompileOptions o = {}) {
-  o.hardware = hw;
-  return driver::compile(front::testing::lowerText(tc), o);
+  return testing::compileFor(front::testing::lowerText(tc), o, hw);
 }
 
 bool streams(const driver::CompiledProgram& cp) {

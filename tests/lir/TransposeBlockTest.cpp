@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
@@ -57,10 +58,9 @@ struct Compiled {
 
 Compiled compileAndCheck(const std::string& tc, const std::string& isa, bool tiling) {
   driver::CompileOptions o;
-  o.hardware = machineWith(isa);
   o.autoTiling = tiling;
   Compiled c;
-  c.cp = driver::compile(front::testing::lowerText(tc), o);
+  c.cp = testing::compileFor(front::testing::lowerText(tc), o, machineWith(isa));
   c.check = testing::checkAgainstInterpreter(c.cp);
   return c;
 }
@@ -117,9 +117,10 @@ TEST(TransposeBlock, NotUnderAGuard) {
     EXPECT_TRUE(c.check.pass) << body << "\n" << c.check.failures;
     EXPECT_EQ(c.cp.explanation.find("transposed in registers"), std::string::npos) << body << "\n"
                                                                                    << c.cp.explanation;
-    EXPECT_EQ(c.cp.explanation.find("not run in transpose blocks: a read to transpose is under a condition") !=
-                  std::string::npos,
-              marked)
+    EXPECT_EQ(
+        c.cp.explanation.find("not run in transpose blocks: a read to transpose is under a condition") !=
+            std::string::npos,
+        marked)
         << body << "\n"
         << c.cp.explanation;
   }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/VectorIsa.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
@@ -69,8 +70,7 @@ TEST_P(Vectorize, MatchesTheInterpreter) {
   for (int n : {1, 7, 13, 16, 17, 33, 127}) {
     te::Program p = front::testing::lowerText("# sizes: N=" + std::to_string(n) + "\n" + c.tc);
     driver::CompileOptions o;
-    o.hardware = machineWith(isa);
-    driver::CompiledProgram cp = driver::compile(p, o);
+    driver::CompiledProgram cp = testing::compileFor(p, o, machineWith(isa));
     // (At N=1 every loop has one iteration and disappears.)
     if (n > 1) {
       EXPECT_EQ(cp.kernel.vectorIsa, isa) << c.name << " N=" << n << "\n" << cp.explanation;
@@ -95,12 +95,12 @@ TEST(Vectorize, ExplainsWhatStaysScalar) {
   // An indirect read (a gather) has no vector form yet.
   te::Program p = front::testing::lowerText(
       "# sizes: N=64\ndef f(float(N) A, int32(N) I) -> (C) {\n  C(i) = A(I(i))\n}\n");
-  driver::CompiledProgram cp = driver::compile(p, {});
+  driver::CompiledProgram cp = testing::compileFor(p, {});
   EXPECT_NE(cp.explanation.find("not vectorized"), std::string::npos) << cp.explanation;
   // A 2-wide window: two active lanes of 16 cost more than two scalar iterations.
   te::Program window = front::testing::lowerText(
       "# sizes: N=64\ndef f(float(N,2) A) -> (C) {\n  C(i) +=! A(i, k) where k in 0:2\n}\n");
-  driver::CompiledProgram w = driver::compile(window, {});
+  driver::CompiledProgram w = testing::compileFor(window, {});
   if (!w.kernel.vectorIsa.empty() || w.explanation.find("vector") != std::string::npos) {
     EXPECT_NE(w.explanation.find("not vectorized: it runs only 2 iterations"), std::string::npos)
         << w.explanation;
@@ -112,7 +112,7 @@ TEST(Vectorize, ExplainsWhatStaysScalar) {
 void expectLoadAndMatch(const char* tc, int n, const std::string& load) {
   te::Program p =
       front::testing::lowerText("# sizes: M=" + std::to_string(n) + " N=" + std::to_string(n) + "\n" + tc);
-  driver::CompiledProgram cp = driver::compile(p, {});
+  driver::CompiledProgram cp = testing::compileFor(p, {});
   EXPECT_NE(cp.cSource.find(load), std::string::npos) << tc << " N=" << n << cp.explanation;
   runtime::RunOptions ro;
   ro.check = true;
@@ -174,7 +174,7 @@ TEST(Vectorize, OffMeansScalarCode) {
       front::testing::lowerText("# sizes: N=64\ndef f(float(N) A) -> (C) {\n  C(i) = A(i) * 2\n}\n");
   driver::CompileOptions o;
   o.vectorize = false;
-  driver::CompiledProgram cp = driver::compile(p, o);
+  driver::CompiledProgram cp = testing::compileFor(p, o);
   EXPECT_EQ(cp.kernel.vectorIsa, "");
   EXPECT_EQ(cp.cSource.find("tessel_v16_"), std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "abi/KernelAbi.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
@@ -26,7 +27,7 @@ struct Loaded {
 
 Loaded load(const std::string& tc) {
   Loaded l;
-  l.cp = driver::compile(front::testing::lowerText(tc), driver::CompileOptions{});
+  l.cp = testing::compileFor(front::testing::lowerText(tc), driver::CompileOptions{});
   auto obj = runtime::compileSharedObject(l.cp.cSource, runtime::CCompilerOptions::defaults());
   l.lib = std::make_unique<runtime::KernelLibrary>(obj.path, backend::packedEntryName(l.cp.kernel));
   return l;
@@ -134,7 +135,7 @@ TEST(KernelSafety, ExactGuardThatDoesNotProtectIsACompileError) {
   te::Program p = front::testing::lowerText(
       "# sizes: N=5\ndef f(float(N) A) -> (O) {\n  O(i) = i >= 0 ? A(i + 1) : 0 where i in 0:N\n}\n");
   try {
-    driver::compile(p, driver::CompileOptions{});
+    testing::compileFor(p, driver::CompileOptions{});
     FAIL() << "expected an error";
   } catch (const UserError& e) {
     EXPECT_EQ(e.reason(),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "driver/Compile.h"
 #include "tile/TilePolicy.h"
 
@@ -29,9 +30,8 @@ std::string treeAfter(const std::string& pass, const std::string& tiles = "") {
       "B(k,n)\n}\n");
   driver::CompileOptions o;
   o.dumpAfter = pass;
-  o.hardware = goldenMachine();
   if (!tiles.empty()) o.tiles = tile::parseTilePolicy(tiles, "test");
-  return driver::compile(p, o).dump;
+  return testing::compileFor(p, o, goldenMachine()).dump;
 }
 
 // The sink sees the dump when the pass has run (the CLI prints it there, so
@@ -43,17 +43,16 @@ TEST(ScheduleGolden, DumpGoesToTheSinkToo) {
       "B(k,n)\n}\n");
   driver::CompileOptions o;
   o.dumpAfter = "tile";
-  o.hardware = goldenMachine();
   std::vector<std::string> sunk;
   o.dumpSink = [&sunk](const std::string& text) { sunk.push_back(text); };
-  std::string dump = driver::compile(p, o).dump;
+  std::string dump = testing::compileFor(p, o, goldenMachine()).dump;
   ASSERT_EQ(sunk.size(), 1u);
   EXPECT_EQ(sunk[0], dump);
   EXPECT_NE(dump.find("schedule:"), std::string::npos);
   sunk.clear();
   o.dumpAfter = "extract";
   o.schedule = driver::CompileOptions::ScheduleFile{"tree.yaml", "not a tree"};
-  EXPECT_THROW(driver::compile(p, o), UserError);
+  EXPECT_THROW(testing::compileFor(p, o, goldenMachine()), UserError);
   ASSERT_EQ(sunk.size(), 1u);
   EXPECT_NE(sunk[0].find("domain:"), std::string::npos) << sunk[0];
 }

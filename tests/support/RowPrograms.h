@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../front/FrontTestUtil.h"
+#include "Compile.h"
 #include "KernelCheck.h"
 #include "driver/Compile.h"
 
@@ -16,8 +17,9 @@ struct CheckedProgram {
   bool has(const std::string& text) const { return program.explanation.find(text) != std::string::npos; }
 };
 
-inline CheckedProgram compileAndCheck(const std::string& tc, driver::CompileOptions o = {}) {
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+inline CheckedProgram compileAndCheck(const std::string& tc, driver::CompileOptions o = {},
+                                      const std::optional<target::Hardware>& hardware = std::nullopt) {
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(tc), o, hardware);
   KernelCheck k = checkAgainstInterpreter(cp);
   return {std::move(cp), k};
 }

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
@@ -46,8 +47,7 @@ target::Hardware twoCoreMachineWith(const std::string& isa) {
 
 driver::CompiledProgram compile(const std::string& tc, const std::string& isa, bool check) {
   driver::CompileOptions o;
-  o.hardware = twoCoreMachineWith(isa);
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(tc), o, twoCoreMachineWith(isa));
   if (check) {
     testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
     EXPECT_TRUE(k.pass) << isa << "\n" << tc << k.failures;
@@ -161,12 +161,11 @@ TEST_P(ContractionTiles, TransposedAndBatchedOperandsAndConvolutions) {
       "  O(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k)\n"
       "}\n";
   driver::CompileOptions o;
-  o.hardware = machineWith(isa);
   o.scheme.text = "none";
   for (auto [shape, shaped] :
        {std::pair{"# sizes: N=1 H=13 W=7 C=40 K=48\n", true}, {"# sizes: N=2 H=1 W=1 C=1 K=17\n", false}}) {
     driver::CompiledProgram pw =
-        driver::compile(front::testing::lowerText(shape + std::string(pointwise)), o);
+        testing::compileFor(front::testing::lowerText(shape + std::string(pointwise)), o, machineWith(isa));
     EXPECT_TRUE(testing::checkAgainstInterpreter(pw).pass) << shape;
     if (shaped) {
       EXPECT_NE(pw.explanation.find("contraction S1: register tiles"), std::string::npos) << pw.explanation;

@@ -5,6 +5,7 @@
 
 #include <tuple>
 
+#include "../support/Compile.h"
 #include "../support/RowPrograms.h"
 #include "../support/VectorIsa.h"
 
@@ -46,7 +47,7 @@ constexpr const char* kWrittenForAvx512 =
 
 std::string errorOf(const std::string& tc, const std::string& scheme) {
   try {
-    driver::compile(front::testing::lowerText(tc), withScheme(scheme));
+    testing::compileFor(front::testing::lowerText(tc), withScheme(scheme));
   } catch (const UserError& e) {
     return e.render();
   }
@@ -152,8 +153,8 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
   EXPECT_TRUE(r.has("reads D as D[#1/16:2][#0:3][#1%16:16], transformed right before the micro-kernel"))
       << r.program.explanation;
   // The header declares the prepare and prepared entries.
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(sized("M=7 N=64 K=13", kMatmul)),
-                                               withScheme("L_B(n/32, k, n%32), R_m, R_n, R_k, V_n"));
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(sized("M=7 N=64 K=13", kMatmul)),
+                                                   withScheme("L_B(n/32, k, n%32), R_m, R_n, R_k, V_n"));
   std::string header = backend::emitHeader(cp.kernel, "test");
   EXPECT_NE(header.find("int mm__prepare(const float* A, const float* B, float* B_laid_out);"),
             std::string::npos)
@@ -336,8 +337,8 @@ TEST(GraftMicroKernels, DepthwiseConvolutions) {
 TEST(GraftMicroKernels, Avx2RegisterTilesMatchTheInterpreter) {
   if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
   driver::CompileOptions o = withScheme("R_m, lambda_n a.[(1,2),(1,1)], R_k, U_{4,m}, U_{a,n}, V_n");
-  o.hardware = testing::machineWith("avx2");
-  testing::CheckedProgram r = compileAndCheck(sized("M=8 N=24 K=11", kMatmul), o);
+  testing::CheckedProgram r =
+      compileAndCheck(sized("M=8 N=24 K=11", kMatmul), o, testing::machineWith("avx2"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
   EXPECT_NE(r.program.cSource.find("_mm256_fmadd_ps"), std::string::npos);
   EXPECT_EQ(r.program.cSource.find("_mm512_fmadd_ps"), std::string::npos);
@@ -379,8 +380,7 @@ TEST(GraftMicroKernels, AvxTwoSchemesOfEveryKind) {
             "O: R_n, R_h, R_w, T_{6,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k"},
        }) {
     driver::CompileOptions o = withScheme(scheme);
-    o.hardware = testing::machineWith("avx2");
-    testing::CheckedProgram r = compileAndCheck(sized(sizes, program), o);
+    testing::CheckedProgram r = compileAndCheck(sized(sizes, program), o, testing::machineWith("avx2"));
     EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
     EXPECT_TRUE(r.has("graft-microkernel: ")) << scheme << "\n" << r.program.explanation;
     EXPECT_NE(r.program.cSource.find("_mm256_fmadd_ps"), std::string::npos) << scheme;
@@ -394,8 +394,8 @@ TEST(GraftMicroKernels, ReductionLoopsAroundTheRegisterTileStayRolled) {
   if (!testing::hostHas("avx2")) GTEST_SKIP() << "no AVX2 here";
   const std::string nhwc = kNhwcConv;
   driver::CompileOptions o = withScheme("R_n, R_h, R_w, T_{7,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k");
-  o.hardware = testing::machineWith("avx2");
-  testing::CheckedProgram r = compileAndCheck(sized("N=1 HI=7 WI=12 CI=7 K=16 R=3 S=3", nhwc), o);
+  testing::CheckedProgram r =
+      compileAndCheck(sized("N=1 HI=7 WI=12 CI=7 K=16 R=3 S=3", nhwc), o, testing::machineWith("avx2"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
   const std::string& c = r.program.cSource;
   for (const char* loop : {"for (long i_c_3 = 0;", "for (long i_r_4 = 0;", "for (long i_s_5 = 0;"}) {

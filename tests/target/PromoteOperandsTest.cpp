@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "driver/Compile.h"
+#include "driver/OptionTable.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::target::cpu {
@@ -30,7 +32,7 @@ Checked compileAndCheck(const std::string& tc, const std::string& tiles, Promoti
   o.promotion = promotion;
   o.vectorize = vectorize;
   o.scheme.text = "none";  // promotion of the compiler's own code, not a micro-kernel (scheme auto)
-  c.cp = driver::compile(front::testing::lowerText(tc), o);
+  c.cp = testing::compileFor(front::testing::lowerText(tc), o);
   testing::KernelCheck k = testing::checkAgainstInterpreter(c.cp);
   c.pass = k.pass;
   c.failures = k.failures;
@@ -105,7 +107,8 @@ TEST(PromoteOperands, IndirectReadsStay) {
   for (Promotion p : {Promotion::Auto, Promotion::All}) {
     Checked c = compileAndCheck(tc, kMatmulTiles, p);
     EXPECT_TRUE(c.pass) << c.failures;
-    EXPECT_TRUE(contains(c.cp.explanation, "A stays: a read's index is data-dependent or not proven in range"))
+    EXPECT_TRUE(
+        contains(c.cp.explanation, "A stays: a read's index is data-dependent or not proven in range"))
         << c.cp.explanation;
   }
 }
@@ -192,9 +195,16 @@ TEST(PromoteOperands, ColumnsReadAlongTheVectorLoopAreTransposed) {
 }
 
 TEST(PromoteOperands, PromotionNames) {
-  for (Promotion p : {Promotion::Auto, Promotion::All, Promotion::Off})
-    EXPECT_EQ(driver::parsePromotion(driver::promotionName(p)), p);
-  EXPECT_THROW(driver::parsePromotion("on"), UserError);
+  const driver::OptionRow* row = driver::compileOptionRow("promote");
+  ASSERT_TRUE(row);
+  for (Promotion p : {Promotion::Auto, Promotion::All, Promotion::Off}) {
+    driver::CompileOptions o, back;
+    o.promotion = p;
+    row->parse(back, row->print(o).value_or("auto"), "test");
+    EXPECT_EQ(back.promotion, p);
+  }
+  driver::CompileOptions o;
+  EXPECT_THROW(row->parse(o, "on", "test"), UserError);
 }
 
 }  // namespace

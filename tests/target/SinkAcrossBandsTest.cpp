@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "driver/Compile.h"
 
@@ -21,7 +22,7 @@ Checked compileAndCheck(const std::string& tc, bool autoTiling) {
   o.fusion = driver::Fusion::Smart;  // the decisions below are on smart fusion's bands
   o.scheme.text = "none";            // the compiler's own code, not a micro-kernel (scheme auto)
   o.autoTiling = autoTiling;
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(tc), o);
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(tc), o);
   testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
   return {cp.explanation, k.pass, k.failures};
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "backend/CEmitter.h"
@@ -15,7 +16,7 @@ namespace {
 std::string explained(const std::string& tc) {
   driver::CompileOptions o;
   o.autoTiling = false;
-  return driver::compile(front::testing::lowerText(tc), o).explanation;
+  return testing::compileFor(front::testing::lowerText(tc), o).explanation;
 }
 
 TEST(SinkContiguousMember, MatmulWithALargeAKeepsTheOutputColumnInnermost) {
@@ -55,21 +56,21 @@ TEST(SinkContiguousMember, OnATieAParallelMemberBeatsTheReduction) {
       "  O(n, h, w, k) +=! I(n, h + r, w + s, c) * Wt(r, s, c, k) where h in 0:HI, w in 0:WI\n}\n";
   driver::CompileOptions o;
   o.scheme.text = "none";  // the compiler's own code, not a micro-kernel (scheme auto)
-  o.hardware = target::withCaches(target::detectHost(), 48 * 1024, 1024 * 1024, 2);
+  target::Hardware machine = target::withCaches(target::detectHost(), 48 * 1024, 1024 * 1024, 2);
   for (const char* feature : {"avx512f", "avx512bw", "avx512vl", "avx512dq"})
-    if (std::find(o.hardware->isa.begin(), o.hardware->isa.end(), feature) == o.hardware->isa.end())
-      o.hardware->isa.push_back(feature);
-  std::string e =
-      driver::compile(
-          front::testing::lowerText("# sizes: N=1 HI=17 WI=17 CI=1024 K=512\n" + std::string(conv)), o)
-          .explanation;
+    if (std::find(machine.isa.begin(), machine.isa.end(), feature) == machine.isa.end())
+      machine.isa.push_back(feature);
+  std::string e = testing::compileFor(front::testing::lowerText("# sizes: N=1 HI=17 WI=17 CI=1024 K=512\n" +
+                                                                std::string(conv)),
+                                      o, machine)
+                      .explanation;
   EXPECT_NE(e.find("member 0 made innermost"), std::string::npos) << e;
   EXPECT_NE(e.find("innermost loop of the band over S1: vector\n"), std::string::npos) << e;
   if (!testing::hostHas("avx512")) GTEST_SKIP() << "this CPU has no avx512: the kernels are not run";
   for (const char* sizes :
        {"# sizes: N=1 HI=17 WI=17 CI=1024 K=512\n", "# sizes: N=2 HI=7 WI=13 CI=131 K=37\n"}) {
     testing::KernelCheck k = testing::checkAgainstInterpreter(
-        driver::compile(front::testing::lowerText(sizes + std::string(conv)), o));
+        testing::compileFor(front::testing::lowerText(sizes + std::string(conv)), o, machine));
     EXPECT_TRUE(k.pass) << sizes << k.failures;
   }
 }
@@ -95,7 +96,7 @@ child:
     - filter: "{ S0[i, j] }"
     - filter: "{ S1[i, j] }"
 )"};
-  driver::CompiledProgram cp = driver::compile(p, o);
+  driver::CompiledProgram cp = testing::compileFor(p, o);
   EXPECT_NE(cp.explanation.find("member 0 made innermost"), std::string::npos) << cp.explanation;
   std::string lir = lir::toString(cp.kernel);
   EXPECT_EQ(lir.find("parallel for c0"), std::string::npos) << lir;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "lir/Lir.h"
@@ -34,9 +35,8 @@ te::Program matmul(int m, int n, int k) {
 driver::CompiledProgram compileWith(const te::Program& p, const std::string& tiles,
                                     const target::Hardware& hw) {
   driver::CompileOptions o;
-  o.hardware = hw;
   if (!tiles.empty()) o.tiles = parseTilePolicy(tiles, "--tiles");
-  return driver::compile(p, o);
+  return testing::compileFor(p, o, hw);
 }
 
 void expectPolicyError(const std::string& tiles, const std::string& what) {
@@ -152,9 +152,8 @@ TEST(TileBands, TransposesFromMemoryGetTilesOfLongRows) {
 
 TEST(TileBands, TilingOffLeavesBandsAlone) {
   driver::CompileOptions o;
-  o.hardware = machine(48 << 10, 2 << 20, 2);
   o.autoTiling = false;
-  driver::CompiledProgram cp = driver::compile(matmul(512, 512, 512), o);
+  driver::CompiledProgram cp = testing::compileFor(matmul(512, 512, 512), o, machine(48 << 10, 2 << 20, 2));
   EXPECT_EQ(cp.scheduleYaml.find("tile_L1"), std::string::npos);
   EXPECT_NE(cp.explanation.find("tiling is off"), std::string::npos) << cp.explanation;
 }

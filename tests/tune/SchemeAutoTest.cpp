@@ -5,12 +5,18 @@
 #include <gtest/gtest.h>
 
 #include "../front/FrontTestUtil.h"
+#include "../support/Compile.h"
 #include "../support/RowPrograms.h"
+#include "driver/SchemeChoice.h"
 #include "target/DetectHost.h"
 #include "tune/SchemeSearch.h"
 
 namespace tessel::tune {
 namespace {
+
+using microkernel::modelledTable;
+using microkernel::rankedSchemes;
+using microkernel::SchemeCandidate;
 
 bool hasVectorUnit() { return !target::vectorIsa(target::detectHost()).empty(); }
 
@@ -37,7 +43,9 @@ std::string addConvRelu(int n, int c, int hw, int k) {
          "  O(n, k, h, w) = fmax(Cv(n, k, h, w), 0)\n}\n";
 }
 
-TEST(SchemeAuto, IsTheDefault) { EXPECT_TRUE(asksForModelChoice(driver::CompileOptions{}.scheme.text)); }
+TEST(SchemeAuto, IsTheDefault) {
+  EXPECT_TRUE(driver::asksForModelChoice(driver::CompileOptions{}.scheme.text));
+}
 
 TEST(SchemeAuto, AThreeByThreeConvolutionRunsTheBestModelledScheme) {
   if (!hasVectorUnit()) GTEST_SKIP() << "no vector unit";
@@ -135,7 +143,7 @@ TEST(SchemeAuto, DumpsPrintOnce) {
   o.dumpAfter = "graft-microkernel";
   int dumps = 0;
   o.dumpSink = [&dumps](const std::string&) { ++dumps; };
-  driver::CompiledProgram cp = driver::compile(front::testing::lowerText(conv(32, 8, 10, 3, 1)), o);
+  driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(conv(32, 8, 10, 3, 1)), o);
   EXPECT_EQ(dumps, 1);
   EXPECT_NE(cp.dump.find("microkernel"), std::string::npos) << cp.dump;
 }

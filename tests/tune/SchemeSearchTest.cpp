@@ -8,11 +8,21 @@
 
 #include "../front/FrontTestUtil.h"
 #include "../support/RowPrograms.h"
+#include "driver/SchemeChoice.h"
 #include "target/DetectHost.h"
 #include "tune/SchemeSearch.h"
 
 namespace tessel::tune {
 namespace {
+
+using microkernel::classesFrom;
+using microkernel::familiesFor;
+using microkernel::MicroKernelTable;
+using microkernel::modelledTable;
+using microkernel::rankedSchemes;
+using microkernel::SchemeCandidate;
+
+driver::Machine thisMachine() { return machineFor(target::detectHost()); }
 
 // TTILE layers (paper 002 Fig. 8) in NHWC at reduced channel counts.
 std::string layer(int k, int c, int h, int r, int stride) {
@@ -211,7 +221,7 @@ TEST(SchemeSearch, MeasuresDecidesAndCaches) {
   s.minSeconds = 0.001;
   s.useCache = false;
   s.measureMicroKernels = false;
-  SchemeSearchResult r = searchScheme(front::testing::lowerText(tc), o, s);
+  SchemeSearchResult r = searchScheme(front::testing::lowerText(tc), o, thisMachine(), s);
   EXPECT_EQ(r.measured, 2u);
   EXPECT_GT(r.baselineMs, 0);
   EXPECT_LE(r.bestMs, r.baselineMs);
@@ -227,12 +237,13 @@ TEST(SchemeSearch, MeasuresDecidesAndCaches) {
   driver::CompileOptions none;
   none.scheme.text = "search";
   SchemeSearchResult nothing = searchScheme(
-      front::testing::lowerText("# sizes: N=8\ndef f(float(N) A) -> (B) {\n  B(i) = A(i) * 2\n}\n"), none, s);
+      front::testing::lowerText("# sizes: N=8\ndef f(float(N) A) -> (B) {\n  B(i) = A(i) * 2\n}\n"), none,
+      thisMachine(), s);
   EXPECT_EQ(nothing.scheme, "");
   EXPECT_NE(nothing.why.find("no contraction"), std::string::npos) << nothing.why;
-  EXPECT_TRUE(asksForSearch(" search "));
-  EXPECT_TRUE(asksForSearch("O:search"));
-  EXPECT_FALSE(asksForSearch("R_search"));
+  EXPECT_TRUE(driver::asksForSearch(" search "));
+  EXPECT_TRUE(driver::asksForSearch("O:search"));
+  EXPECT_FALSE(driver::asksForSearch("R_search"));
 }
 
 TEST(SchemeSearch, AContractionUsesTheFamiliesUnrollingItsWindows) {
@@ -309,7 +320,7 @@ TEST(SchemeSearch, MeasuresTheMachinesMicroKernelsOnce) {
   s.threads = 1;
   s.minSeconds = 0.001;
   s.measureMicroKernels = false;
-  SchemeSearchResult modelled = searchScheme(p, o, s);
+  SchemeSearchResult modelled = searchScheme(p, o, thisMachine(), s);
   EXPECT_TRUE(modelled.familiesMeasured.empty());
   EXPECT_FALSE(modelled.fromCache);
   EXPECT_FALSE(storedTable(target::detectHost()));
@@ -318,14 +329,14 @@ TEST(SchemeSearch, MeasuresTheMachinesMicroKernelsOnce) {
   s.microbench.maxBeta = 2;
   s.microbench.reduction = 8;
   s.microbench.minSeconds = 0.001;
-  SchemeSearchResult first = searchScheme(p, o, s);
+  SchemeSearchResult first = searchScheme(p, o, thisMachine(), s);
   EXPECT_EQ(first.familiesMeasured, std::vector<std::string>{"A"});
   std::optional<MicroKernelTable> stored = storedTable(target::detectHost());
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->kernels.size(), 2u);  // 1 vector x 1 and 2 rows
   EXPECT_FALSE(first.fromCache);
   EXPECT_NE(first.why.find("from measured classes"), std::string::npos) << first.why;
-  SchemeSearchResult second = searchScheme(p, o, s);
+  SchemeSearchResult second = searchScheme(p, o, thisMachine(), s);
   EXPECT_TRUE(second.familiesMeasured.empty());
   EXPECT_TRUE(second.fromCache) << second.why;
   if (previous)

@@ -26,6 +26,7 @@
 
 #include "driver/Compile.h"
 #include "front/Frontend.h"
+#include "target/DetectHost.h"
 #include "tessel/error.h"
 
 namespace {
@@ -75,6 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expectRenderable(e);  // a malformed sizes comment; go on without it
   }
 
+  // The host, described once (constant from then on), with the register model's classes.
+  static const driver::Machine machine = driver::modelledMachine(target::detectHost());
   for (const std::string& def : front::defNames(*module)) {
     te::Program program;
     try {
@@ -94,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // input well inside libFuzzer's -timeout.
     options.scheduleTimeLimit = std::chrono::milliseconds(2'000);
     try {
-      driver::compile(program, options);
+      driver::compile(program, options, machine);
     } catch (const UserError& e) {
       expectRenderable(e);
     }

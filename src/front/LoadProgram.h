@@ -1,4 +1,4 @@
-// Shared by the commands and by `tessel bench`'s suites: read a .tc file,
+// What the commands and `tessel bench`'s suites share: read a .tc file,
 // pick the entry, bind sizes (the file's `# sizes:` defaults, then the
 // user's), lower. Mistakes in the entry or the sizes are reported where the
 // user wrote them: a suite line (located, shown under the message) or the
@@ -14,7 +14,7 @@
 #include "tessel/error.h"
 #include "tessel/te.h"
 
-namespace tessel::cli {
+namespace tessel::front {
 
 // One size the user binds: NAME=VALUE from --size or a suite line.
 struct SizeArg {
@@ -55,9 +55,6 @@ struct ProgramSpec {
 // they reject it, and check it is positive.
 std::optional<int64_t> parseSizeValue(const std::string& text);
 
-// The whole file; UserError if it cannot be read.
-std::string readTextFile(const std::string& path);
-
 // Throws UserError for an unreadable file, an unknown or ambiguous entry, a
 // size no def of the file has (a size of another def of the same file is
 // accepted and unused, so one size list can serve every def), a size without
@@ -67,4 +64,4 @@ LoadedProgram loadProgram(const ProgramRequest& request);
 // non-positive values are UserErrors).
 LoadedProgram loadProgram(const ProgramSpec& spec);
 
-}  // namespace tessel::cli
+}  // namespace tessel::front

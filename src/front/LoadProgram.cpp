@@ -1,15 +1,13 @@
-#include "LoadProgram.h"
+#include "front/LoadProgram.h"
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "front/Frontend.h"
+#include "support/TextFile.h"
 
-namespace tessel::cli {
+namespace tessel::front {
 
 std::optional<int64_t> parseSizeValue(const std::string& text) {
   int64_t value = 0;
@@ -17,17 +15,6 @@ std::optional<int64_t> parseSizeValue(const std::string& text) {
   auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
   return value;
-}
-
-std::string readTextFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) userError("'" + path + "' is a directory, not a file");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) userError("cannot open '" + path + "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) userError("cannot read '" + path + "'");
-  return ss.str();
 }
 
 namespace {
@@ -59,8 +46,8 @@ SizeArg parseSizeArg(const std::string& arg) {
   throw UserError(loc, reason, loc.known() ? request.lineText : std::string());
 }
 
-std::string pickEntry(const front::Module& module, const ProgramRequest& request) {
-  auto defs = front::defNames(module);
+std::string pickEntry(const Module& module, const ProgramRequest& request) {
+  auto defs = defNames(module);
   if (!request.entry.empty()) {
     if (!contains(defs, request.entry))
       requestError(request, request.entryLoc,
@@ -85,17 +72,17 @@ LoadedProgram loadProgram(const ProgramRequest& request) {
     if (!request.fileLoc.known()) throw;  // the message names the file already
     requestError(request, request.fileLoc, e.reason());
   }
-  front::Source src{request.file, text};
-  auto module = front::parse(src);
+  Source src{request.file, text};
+  auto module = parse(src);
   std::string entry = pickEntry(*module, request);
-  std::vector<std::string> names = front::sizeNames(*module, entry);
+  std::vector<std::string> names = sizeNames(*module, entry);
   std::set<std::string> fileSizes;
-  for (const auto& def : front::defNames(*module))
-    for (const auto& n : front::sizeNames(*module, def)) fileSizes.insert(n);
+  for (const auto& def : defNames(*module))
+    for (const auto& n : sizeNames(*module, def)) fileSizes.insert(n);
 
   // The defaults may name sizes of other defs of the file: only the entry's are bound.
   LoadedProgram out;
-  std::map<std::string, int64_t> defaults = front::defaultSizes(src);
+  std::map<std::string, int64_t> defaults = defaultSizes(src);
   for (const auto& n : names)
     if (auto it = defaults.find(n); it != defaults.end()) out.sizes[n] = it->second;
   // A size of another def of the file is accepted and unused, so one size
@@ -112,7 +99,7 @@ LoadedProgram loadProgram(const ProgramRequest& request) {
       requestError(request, request.fileLoc,
                    "size " + n + " of '" + entry + "' has no value: add " + request.sizePrefix + n +
                        "=VALUE (or a '# sizes:' line to the file)");
-  out.program = front::lower(*module, entry, out.sizes);
+  out.program = lower(*module, entry, out.sizes);
   return out;
 }
 
@@ -125,4 +112,4 @@ LoadedProgram loadProgram(const ProgramSpec& spec) {
   return loadProgram(request);
 }
 
-}  // namespace tessel::cli
+}  // namespace tessel::front

@@ -13,7 +13,7 @@
 #include "microkernel/BoundScheme.h"
 #include "target/Hardware.h"
 
-namespace tessel::tune {
+namespace tessel::microkernel {
 
 // A family fixes which window loops of extent 3 are unrolled: A none, B s,
 // C r, D both (matmuls use A). Its kernels differ in alpha (vectors along the
@@ -55,21 +55,11 @@ std::vector<MicroKernelClass> classesFrom(const std::vector<MeasuredMicroKernel>
 // Without measurements: per family and alpha, the betas whose tile fits the
 // register file and keeps at least 8 FMAs independent (two FMA ports of
 // four cycles' latency).
-MicroKernelTable modelledTable(const microkernel::VectorIsa& isa);
+MicroKernelTable modelledTable(const VectorIsa& isa);
 
 std::string toJson(const MicroKernelTable& table);
 // UserError located in `text` for bad JSON or missing fields.
 MicroKernelTable tableFromJson(const std::string& text, const std::string& origin);
-// Where `tessel microbench` keeps the table of this machine: in Tessel's
-// cache directory, named after the machine and its ISA.
-std::string defaultTablePath(const target::Hardware& hardware);
-// The machine's measured table if one is stored (for its ISA), else none.
-std::optional<MicroKernelTable> storedTable(const target::Hardware& hardware);
-// The machine's measured table if one is stored, else the register model's.
-MicroKernelTable loadTable(const target::Hardware& hardware);
-// Writes the table to `path` whole or not at all (a temporary file renamed:
-// a search on another core never reads half a table); UserError if it cannot.
-void storeTable(const MicroKernelTable& table, const std::string& path);
 // `stored` with the families that `fresh` measured replaced by fresh's
 // kernels and classes (a table measured family by family accumulates).
 MicroKernelTable mergedTable(const MicroKernelTable& stored, const MicroKernelTable& fresh);
@@ -77,4 +67,4 @@ MicroKernelTable mergedTable(const MicroKernelTable& stored, const MicroKernelTa
 std::vector<std::string> unmeasuredFamilies(const MicroKernelTable& table,
                                             const std::vector<std::string>& wanted);
 
-}  // namespace tessel::tune
+}  // namespace tessel::microkernel

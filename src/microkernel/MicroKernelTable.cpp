@@ -1,20 +1,14 @@
-#include "tune/MicroKernelTable.h"
-
-#include <unistd.h>
+#include "microkernel/MicroKernelTable.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "runtime/CCompiler.h"
-#include "runtime/Hash.h"
 #include "support/JsonText.h"
 #include "tessel/error.h"
 
-namespace tessel::tune {
+namespace tessel::microkernel {
 
 namespace {
 
@@ -64,7 +58,7 @@ std::vector<MicroKernelClass> classesFrom(const std::vector<MeasuredMicroKernel>
   return classes;
 }
 
-MicroKernelTable modelledTable(const microkernel::VectorIsa& isa) {
+MicroKernelTable modelledTable(const VectorIsa& isa) {
   MicroKernelTable t;
   t.isa = isa.name;
   t.source = "register model";
@@ -75,7 +69,7 @@ MicroKernelTable modelledTable(const microkernel::VectorIsa& isa) {
         // Window families' shared streamed values (BoundScheme's registerNeeds)
         // are not counted here: binding a scheme rejects the tiles they overflow.
         int kept = std::min(alpha, beta);
-        bool fits = alpha * beta + kept + microkernel::streamedRegisters(isa, kept) <= isa.registers;
+        bool fits = alpha * beta + kept + streamedRegisters(isa, kept) <= isa.registers;
         if (!fits || alpha * beta < kMinIndependentFmas) continue;
         if (c.betaMin == 0) c.betaMin = beta;
         c.betaMax = beta;
@@ -157,47 +151,6 @@ MicroKernelTable tableFromJson(const std::string& text, const std::string& origi
   return t;
 }
 
-std::string defaultTablePath(const target::Hardware& hardware) {
-  std::string isa = target::vectorIsa(hardware);
-  return runtime::CCompilerOptions::defaults().cacheDir + "/microkernels-" +
-         runtime::hexDigest(runtime::fnv1a64(hardware.name + "|" + isa)) + ".json";
-}
-
-std::optional<MicroKernelTable> storedTable(const target::Hardware& hardware) {
-  std::string path = defaultTablePath(hardware);
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  MicroKernelTable t = tableFromJson(text.str(), path);
-  if (t.isa != target::vectorIsa(hardware)) return std::nullopt;
-  return t;
-}
-
-MicroKernelTable loadTable(const target::Hardware& hardware) {
-  if (std::optional<MicroKernelTable> stored = storedTable(hardware)) return *stored;
-  MicroKernelTable t = modelledTable(microkernel::vectorIsaNamed(target::vectorIsa(hardware)));
-  t.machine = hardware.name;
-  return t;
-}
-
-void storeTable(const MicroKernelTable& table, const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (auto parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
-  std::string temporary = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary);
-    if (!out || !(out << toJson(table)) || !out.flush())
-      userError("cannot write the micro-kernel table to '" + temporary + "'");
-  }
-  fs::rename(temporary, path, ec);
-  if (ec) {
-    fs::remove(temporary, ec);
-    userError("cannot write the micro-kernel table to '" + path + "'");
-  }
-}
-
 MicroKernelTable mergedTable(const MicroKernelTable& stored, const MicroKernelTable& fresh) {
   std::set<std::string> remeasured;
   for (const auto& k : fresh.kernels) remeasured.insert(k.family);
@@ -219,4 +172,4 @@ std::vector<std::string> unmeasuredFamilies(const MicroKernelTable& table,
   return missing;
 }
 
-}  // namespace tessel::tune
+}  // namespace tessel::microkernel

@@ -1,4 +1,4 @@
-// Micro-kernel classes: from measurements, from the register model, as JSON.
+// Micro-kernel classes: from measurements, from the register model, as JSON, stored.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -6,12 +6,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "target/DetectHost.h"
-#include "tune/MicroBench.h"
-#include "tune/MicroKernelTable.h"
+#include "microkernel/MicroKernelTable.h"
+#include "tune/MicroKernelStore.h"
 
-namespace tessel::tune {
+namespace tessel::microkernel {
 namespace {
+
+using tune::storeTable;
 
 TEST(MicroKernelTable, ClassesAreRunsOfBetasWithinTheThresholdOfTheFamilysBest) {
   std::vector<MeasuredMicroKernel> k = {
@@ -117,23 +118,5 @@ TEST(MicroKernelTable, FamiliesMeasuredLaterJoinTheStoredOnes) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(MicroBench, MeasuresEachKernelOfAFamily) {
-  target::Hardware host = target::detectHost();
-  if (target::vectorIsa(host).empty()) GTEST_SKIP() << "no vector unit";
-  MicroBenchOptions o;
-  o.families = {"C"};
-  o.maxAlpha = 1;
-  o.maxBeta = 2;
-  o.reduction = 8;
-  o.minSeconds = 0.001;
-  MicroKernelTable t = measureMicroKernels(host, o);
-  ASSERT_EQ(t.kernels.size(), 2u);
-  EXPECT_EQ(t.kernels[1].beta, 2);
-  EXPECT_GT(t.kernels[1].gflops, 0);
-  EXPECT_FALSE(t.classes.empty());
-  o.families = {"E"};
-  EXPECT_THROW(measureMicroKernels(host, o), UserError);
-}
-
 }  // namespace
-}  // namespace tessel::tune
+}  // namespace tessel::microkernel
