@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 EXAMPLE ?= examples/conv_bias_relu.tc
-# Fuzzing and sanitizer builds (see README, "Fuzzing and sanitizers").
+# Fuzzing and sanitizer builds (docs/user-guide.md, "Fuzzing and sanitizers").
 FUZZ_BUILD ?= build-fuzz
 ASAN_BUILD ?= build-asan
 ASAN_SMOKE_BUILD ?= build-asan-smoke

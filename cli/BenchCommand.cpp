@@ -1,16 +1,17 @@
 // tessel-bench, the executable `tessel bench SUITE` runs (cli/Main.cpp):
-// Tessel and its peers side by side (src/bench/). Only this executable links
+// Tessel and its peers side by side (tools/bench/). Only this executable links
 // the peer libraries.
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "Commands.h"
-#include "bench/CompileOptionsArg.h"
 #include "bench/Harness.h"
 #include "bench/PeerRegistry.h"
 #include "bench/Report.h"
 #include "bench/Suite.h"
+#include "driver/OptionList.h"
+#include "driver/OptionTable.h"
 #include "target/DetectHost.h"
 #include "target/MeasureHost.h"
 #include "tessel/error.h"
@@ -93,10 +94,10 @@ int benchCommand(const BenchArgs& a) {
   if (!a.threads.empty()) options.threads = parseThreads(a.threads);
   options.timing.minSeconds = a.minTime;
   options.timing.minRuns = a.minRuns;
-  options.compile = bench::parseCompileOptionsArg(a.compileOptions);
+  options.compile = driver::parseOptionList(a.compileOptions);
   if (!a.versusOptions.empty())
-    options.versus = bench::BenchOptions::Versus{a.versusOptions,
-                                                 bench::parseCompileOptionsArg(a.versusOptions, "--versus")};
+    options.versus =
+        bench::BenchOptions::Versus{a.versusOptions, driver::parseOptionList(a.versusOptions, "--versus")};
   options.checkLimit = a.checkLimit;
   options.seed = a.seed;
 
@@ -111,7 +112,7 @@ int benchCommand(const BenchArgs& a) {
         suite, options, hw, families, [&table](const bench::CaseResult& r) { table.row(r); },
         a.quiet ? nullptr : &std::cerr);
   } catch (const UserError& e) {
-    throw bench::withCompileOptionsLine(e, a.compileOptions);  // e.g. a tile level the machine lacks
+    throw driver::withOptionListLine(e, a.compileOptions);  // e.g. a tile level the machine lacks
   }
   table.summary(report);
   if (!a.csv.empty()) bench::writeCsv(a.csv, report);
@@ -136,11 +137,10 @@ CommandRunner addBenchOptions(CLI::App* cmd) {
                 "measure the machine's fp32 peak and DRAM bandwidth first (a few seconds), for % of peak");
   cmd->add_option(
       "--options", args->compileOptions,
-      "Tessel compile options: fusion=min|smart|max|basteln, scheduler=isl|tessel, constraints=auto|@FILE, "
-      "redundancy=PERCENT, tiling=auto|off, "
-      "vectorize=on|off, transposes=registers|off, "
-      "promote=auto|all|off, inline=on|off, stream-stores=auto|always|off, tiles=POLICY "
-      "(or tiles=@FILE; the policy runs to the next KEY=), e.g. \"fusion=min tiles=S_1: 64@L2, 32@L1\"");
+      "Tessel compile options as KEY=VALUE items, with the keys and values of tessel run's flags (" +
+          driver::compileOptionKeys() +
+          "; docs/cli.md); a policy or a scheme runs to the next KEY=, e.g. \"fusion=min tiles=S_1: 64@L2, "
+          "32@L1\"");
   cmd->add_option(
       "--versus", args->versusOptions,
       "Tessel again under these compile options (as --options gives them), timed side by side as the "

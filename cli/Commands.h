@@ -16,6 +16,7 @@ CommandRunner addFuzzCommand(CLI::App& app);
 CommandRunner addTargetCommand(CLI::App& app);
 CommandRunner addMicroBenchCommand(CLI::App& app);
 CommandRunner addPassesCommand(CLI::App& app);
+CommandRunner addOptCommand(CLI::App& app);
 // Registered last: it prints every command registered before it.
 CommandRunner addReferenceCommand(CLI::App& app);
 

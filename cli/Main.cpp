@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   auto target = tessel::cli::addTargetCommand(app);
   auto microbench = tessel::cli::addMicroBenchCommand(app);
   auto passes = tessel::cli::addPassesCommand(app);
+  auto opt = tessel::cli::addOptCommand(app);
   auto reference = tessel::cli::addReferenceCommand(app);
   return tessel::cli::parseAndRun(app, argc, argv, [&] {
     if (app.got_subcommand("run")) return run();
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("target")) return target();
     if (app.got_subcommand("microbench")) return microbench();
     if (app.got_subcommand("passes")) return passes();
+    if (app.got_subcommand("opt")) return opt();
     if (app.got_subcommand("cli-reference")) return reference();
     return 2;
   });

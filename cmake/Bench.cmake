@@ -1,15 +1,12 @@
-# tessel_bench: the benchmark harness of `tessel bench` (src/bench/) and the
+# tessel_bench: the benchmark harness of `tessel bench` (tools/bench/) and the
 # peer libraries it compares Tessel with. Each peer is optional: one that is
 # found defines TESSEL_HAVE_<PEER> for the bench sources only; one that is
 # missing is reported "unavailable" when a suite names it, never a build error.
 # Only the executable tessel-bench (and the tests) link it: `tessel bench`
 # runs tessel-bench, so no other command loads the peer libraries.
-file(GLOB_RECURSE TESSEL_BENCH_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/bench/*.cpp)
-add_library(tessel_bench STATIC ${TESSEL_BENCH_SOURCES})
-target_include_directories(tessel_bench PUBLIC ${CMAKE_SOURCE_DIR}/src)
-target_compile_options(tessel_bench PRIVATE ${TESSEL_WARNINGS})
+# The library itself is built with the others (CMakeLists.txt); here its peers join it.
 # OpenMP: the oneDNN peer's thread count is set through the OpenMP runtime it shares with the kernels.
-target_link_libraries(tessel_bench PUBLIC tessel_core PRIVATE OpenMP::OpenMP_CXX)
+target_link_libraries(tessel_bench PRIVATE OpenMP::OpenMP_CXX)
 set(TESSEL_BENCH_PEERS "")
 
 find_path(TESSEL_ONEDNN_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)

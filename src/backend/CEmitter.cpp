@@ -14,6 +14,7 @@
 #include "backend/CScalarOps.h"
 #include "backend/CVectorLoop.h"
 #include "lir/IndexRanges.h"
+#include "lir/Traverse.h"
 #include "lir/VectorLoop.h"
 
 namespace tessel::backend {
@@ -46,7 +47,7 @@ using te::BinaryOp;
 using te::DType;
 using te::UnaryOp;
 
-class Emitter {
+class Emitter final : public lir::StmtVisitor {
  public:
   explicit Emitter(std::ostream& os) : os_(os) {}
 
@@ -79,95 +80,106 @@ class Emitter {
     throw InternalError("emit-c", "unexpected value expression");
   }
 
+  // Emits `s` at indentation `depth`.
   void stmt(const lir::Stmt& s, int depth) {
-    std::string pad(2 * depth, ' ');
-    switch (s->kind) {
-      case lir::StmtKind::Block: {
-        lir::IndexRanges outer = ranges_;
-        for (const auto& c : s->body) {
-          bool scoped = c->kind == lir::StmtKind::Block && depth > 0;
-          if (scoped) os_ << pad << "{\n";
-          stmt(c, scoped ? depth + 1 : depth);
-          if (scoped) os_ << pad << "}\n";
-        }
-        ranges_ = std::move(outer);
-        return;
-      }
-      case lir::StmtKind::For: {
-        // Each thread fences its own non-temporal stores before the loop's
-        // end, rather than relying on how the OpenMP barrier is built.
-        bool vectorCode = s->vectorLanes > 0 || s->transposeLanes > 0;
-        bool fenced = s->parallel && lir::hasStreamingStore(s) && (vectorCode || canonicalLoop(s));
-        const char* pragma =
-            fenced ? "#pragma omp for schedule(static) nowait" : "#pragma omp parallel for schedule(static)";
-        if (fenced) os_ << pad << "#pragma omp parallel\n" << pad << "{\n";
-        if (vectorCode) {
-          ScalarC scalar{[this](const Expr& e) { return expr(e); },
-                         [this](const lir::Stmt& st) { return storeText(st); },
-                         [](const std::string& b) { return cName(b); },
-                         [this](const std::string& b) { return bufferType(b); }};
-          if (s->transposeLanes > 0)
-            emitTransposeBlock(os_, s, depth, scalar, ranges_, s->parallel ? pragma : "");
-          else
-            emitVectorLoop(os_, s, depth, scalar, ranges_, s->parallel ? pragma : "");
-          if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
-          return;
-        }
-        if (s->parallel && canonicalLoop(s)) {
-          std::string text = pragma;
-          if (collapsesWithItsLoop(s)) text.replace(text.find(" schedule"), 0, " collapse(2)");
-          os_ << pad << text << "\n";
-        }
-        // OpenMP wants the loop predicate unparenthesized.
-        std::string cond = expr(s->cond);
-        if (cond.size() > 2 && cond.front() == '(' && cond.back() == ')' &&
-            s->cond->kind == ExprKind::Binary && te::isComparison(s->cond->binaryOp))
-          cond = cond.substr(1, cond.size() - 2);
-        os_ << pad << "for (long " << s->name << " = " << expr(s->init) << "; " << cond << "; " << s->name
-            << " += " << expr(s->step) << ") {\n";
-        lir::IndexRanges outer = ranges_;
-        lir::bindRange(ranges_, s->name, lir::loopRange(*s, ranges_));
-        stmt(s->body[0], depth + 1);
-        ranges_ = std::move(outer);
-        os_ << pad << "}\n";
-        if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
-        return;
-      }
-      case lir::StmtKind::If: {
-        lir::IndexRanges outer = ranges_;
-        os_ << pad << "if (" << expr(s->cond) << ") {\n";
-        stmt(s->thenCase, depth + 1);
-        ranges_ = outer;
-        if (s->elseCase) {
-          os_ << pad << "} else {\n";
-          stmt(s->elseCase, depth + 1);
-          ranges_ = outer;
-        }
-        os_ << pad << "}\n";
-        return;
-      }
-      case lir::StmtKind::Let:
-        // (a Let lasts to the end of its block: the Block case above restores
-        // the ranges around the block, the For and If cases those around them)
-        os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n";
-        lir::bindRange(ranges_, s->name, lir::rangeOf(s->value, ranges_));
-        return;
-      case lir::StmtKind::Store:
-        os_ << pad << storeText(s) << "\n";
-        return;
-      case lir::StmtKind::Alloc: {
-        const lir::BufferDecl& b = locals_.at(s->name);
-        os_ << pad << storageCType(b.dtype) << " " << cName(b.name) << "[" << b.numElements()
-            << "] __attribute__((aligned(64)));\n";
-        return;
-      }
-      case lir::StmtKind::Call: {
-        os_ << pad << "if (" << s->name << "(";
-        for (size_t i = 0; i < s->arguments.size(); ++i) os_ << (i ? ", " : "") << cName(s->arguments[i]);
-        os_ << ")) tessel_status = " << abi::kKernelOutOfMemory << ";\n";
-        return;
-      }
+    int outer = depth_;
+    depth_ = depth;
+    visit(s);
+    depth_ = outer;
+  }
+
+  void visitBlock(const lir::Stmt& s) override {
+    std::string pad(2 * depth_, ' ');
+    lir::IndexRanges outer = ranges_;
+    for (const auto& c : s->body) {
+      bool scoped = c->kind == lir::StmtKind::Block && depth_ > 0;
+      if (scoped) os_ << pad << "{\n";
+      stmt(c, scoped ? depth_ + 1 : depth_);
+      if (scoped) os_ << pad << "}\n";
     }
+    ranges_ = std::move(outer);
+  }
+
+  void visitFor(const lir::Stmt& s) override {
+    std::string pad(2 * depth_, ' ');
+    // Each thread fences its own non-temporal stores before the loop's
+    // end, rather than relying on how the OpenMP barrier is built.
+    bool vectorCode = s->vectorLanes > 0 || s->transposeLanes > 0;
+    bool fenced = s->parallel && lir::hasStreamingStore(s) && (vectorCode || canonicalLoop(s));
+    const char* pragma =
+        fenced ? "#pragma omp for schedule(static) nowait" : "#pragma omp parallel for schedule(static)";
+    if (fenced) os_ << pad << "#pragma omp parallel\n" << pad << "{\n";
+    if (vectorCode) {
+      ScalarC scalar{[this](const Expr& e) { return expr(e); },
+                     [this](const lir::Stmt& st) { return storeText(st); },
+                     [](const std::string& b) { return cName(b); },
+                     [this](const std::string& b) { return bufferType(b); }};
+      if (s->transposeLanes > 0)
+        emitTransposeBlock(os_, s, depth_, scalar, ranges_, s->parallel ? pragma : "");
+      else
+        emitVectorLoop(os_, s, depth_, scalar, ranges_, s->parallel ? pragma : "");
+      if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
+      return;
+    }
+    if (s->parallel && canonicalLoop(s)) {
+      std::string text = pragma;
+      if (collapsesWithItsLoop(s)) text.replace(text.find(" schedule"), 0, " collapse(2)");
+      os_ << pad << text << "\n";
+    }
+    // OpenMP wants the loop predicate unparenthesized.
+    std::string cond = expr(s->cond);
+    if (cond.size() > 2 && cond.front() == '(' && cond.back() == ')' && s->cond->kind == ExprKind::Binary &&
+        te::isComparison(s->cond->binaryOp))
+      cond = cond.substr(1, cond.size() - 2);
+    os_ << pad << "for (long " << s->name << " = " << expr(s->init) << "; " << cond << "; " << s->name
+        << " += " << expr(s->step) << ") {\n";
+    lir::IndexRanges outer = ranges_;
+    lir::bindRange(ranges_, s->name, lir::loopRange(*s, ranges_));
+    stmt(s->body[0], depth_ + 1);
+    ranges_ = std::move(outer);
+    os_ << pad << "}\n";
+    if (fenced) os_ << pad << "tessel_stream_fence();\n" << pad << "}\n";
+  }
+
+  void visitIf(const lir::Stmt& s) override {
+    std::string pad(2 * depth_, ' ');
+    lir::IndexRanges outer = ranges_;
+    os_ << pad << "if (" << expr(s->cond) << ") {\n";
+    stmt(s->thenCase, depth_ + 1);
+    ranges_ = outer;
+    if (s->elseCase) {
+      os_ << pad << "} else {\n";
+      stmt(s->elseCase, depth_ + 1);
+      ranges_ = outer;
+    }
+    os_ << pad << "}\n";
+  }
+
+  void visitLet(const lir::Stmt& s) override {
+    std::string pad(2 * depth_, ' ');
+    // (a Let lasts to the end of its block: visitBlock restores the ranges
+    // around the block, visitFor and visitIf those around them)
+    os_ << pad << "const long " << s->name << " = " << expr(s->value) << ";\n";
+    lir::bindRange(ranges_, s->name, lir::rangeOf(s->value, ranges_));
+  }
+
+  void visitStore(const lir::Stmt& s) override {
+    std::string pad(2 * depth_, ' ');
+    os_ << pad << storeText(s) << "\n";
+  }
+
+  void visitAlloc(const lir::Stmt& s) override {
+    std::string pad(2 * depth_, ' ');
+    const lir::BufferDecl& b = locals_.at(s->name);
+    os_ << pad << storageCType(b.dtype) << " " << cName(b.name) << "[" << b.numElements()
+        << "] __attribute__((aligned(64)));\n";
+  }
+
+  void visitCall(const lir::Stmt& s) override {
+    std::string pad(2 * depth_, ' ');
+    os_ << pad << "if (" << s->name << "(";
+    for (size_t i = 0; i < s->arguments.size(); ++i) os_ << (i ? ", " : "") << cName(s->arguments[i]);
+    os_ << ")) tessel_status = " << abi::kKernelOutOfMemory << ";\n";
   }
 
   void setBuffers(const lir::Kernel& k) {
@@ -316,6 +328,7 @@ class Emitter {
   std::map<std::string, DType> dtypes_;
   std::map<std::string, lir::BufferDecl> locals_;
   lir::IndexRanges ranges_;  // of the loop and let variables in scope
+  int depth_ = 0;            // the indentation of the statement emitted
 };
 
 // A parameter list over buffers, each read-only or not.

@@ -40,11 +40,12 @@ std::string dumpOf(Ir ir, const PipelineState& s) {
   return "";
 }
 
-void checkStageName(const std::string& name, const Pipeline& pipeline) {
+void checkStageName(const std::string& name, const Pipeline& pipeline,
+                    const std::string& flag = "--dump-after") {
   if (name.empty() || pipeline.has(name)) return;
   std::string list;
   for (const auto& n : pipeline.names()) list += (list.empty() ? "" : ", ") + n;
-  userError("unknown pass '" + name + "' for --dump-after (passes: " + list + ")");
+  userError("unknown pass '" + name + "' for " + flag + " (passes: " + list + ")");
 }
 
 // A tree from the user replaces the scheduler's: it must parse, execute every
@@ -71,8 +72,22 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
+// A tree the user gives a pass run alone: checked against the program's
+// dependences, but kept as it is, marks and all (the pass may read them).
+isl::schedule givenTree(const poly::Scop& scop, isl::ctx ctx, const CompileOptions::ScheduleFile& file) {
+  isl::schedule tree;
+  try {
+    tree = isl::schedule(ctx, file.text);
+  } catch (const isl::exception&) {
+    userError("cannot read a schedule tree from " + file.origin +
+              " (expected isl YAML, as printed by --dump-after)");
+  }
+  schedule::checkSchedule(scop, tree, file.origin);
+  return tree;
+}
+
 CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program,
-                            const CompileOptions& options, const Machine& machine) {
+                            const CompileOptions& options, const Machine& machine, const PassAlone* alone) {
   TESSEL_CHECK(!pipeline.stages().empty() && pipeline.stages().back().output == Ir::C, pipeline.target(),
                "a pipeline ends in emission");
   CompiledProgram out;
@@ -123,8 +138,20 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
   };
   using Clock = std::chrono::steady_clock;
   try {
+    bool beforeAlone = alone != nullptr;
     for (const auto& stage : pipeline.stages()) {
-      if (!stage.info.runs || stage.info.runs(options, hardware)) {
+      bool isAlone = alone && stage.info.name == alone->pass;
+      beforeAlone = beforeAlone && !isAlone;
+      if (alone && alone->tree && stage.input == Ir::ScheduleTree && stage.output == Ir::ScheduleTree) {
+        // The given tree replaces what the schedule-tree passes before it would make.
+        if (beforeAlone) continue;
+        if (isAlone) state.schedule = givenTree(*state.scop, isl.ctx(), *alone->tree);
+      }
+      bool runs = !stage.info.runs || stage.info.runs(options, hardware);
+      if (isAlone && !runs)
+        userError("the pass '" + stage.info.name + "' does not run with these options (it runs " +
+                  stage.info.when + ")");
+      if (runs) {
         auto start = Clock::now();
         runStage(stage);
         out.passSeconds.emplace_back(stage.info.name,
@@ -134,6 +161,10 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
         out.dump = dumpOf(stage.output, state);
         // As soon as the stage has run, so that a later stage's failure does not hide it.
         if (options.dumpSink) options.dumpSink(out.dump);
+      }
+      if (isAlone) {
+        out.dump = dumpOf(stage.output, state);
+        return out;
       }
     }
     out.scheduleYaml = poly::scheduleToYaml(state.schedule);
@@ -149,9 +180,20 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
 
 }  // namespace
 
-CompiledProgram compile(const te::Program& program, const CompileOptions& options, const Machine& machine,
-                        const TargetStrategy& strategy) {
+namespace {
+
+CompiledProgram compileWith(const te::Program& program, const CompileOptions& options, const Machine& machine,
+                            const TargetStrategy& strategy, const PassAlone* alone) {
   Pipeline pipeline = strategy.pipeline();
+  if (alone) {
+    std::vector<std::string> names = pipeline.names();
+    auto stage = std::find(names.begin(), names.end(), alone->pass);
+    if (stage == names.end()) checkStageName(alone->pass, pipeline, "--pass");
+    const Pipeline::Stage& s = pipeline.stages()[static_cast<size_t>(stage - names.begin())];
+    if (alone->tree && (s.input != Ir::ScheduleTree || s.output != Ir::ScheduleTree))
+      userError("a tree given to '" + alone->pass + "' (" + irName(s.input) + " -> " + irName(s.output) +
+                "): only schedule-tree passes read one");
+  }
   checkStageName(options.dumpAfter, pipeline);
   checkConstantInputs(program, options.constantInputs, "--constant-inputs");
   if (options.schedule && !pipeline.hasScheduler())
@@ -171,12 +213,12 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
               ": a scheme search measures kernels on this machine, which compilation "
               "does not: compile through tune::compileTuned (as the tessel command does)");
   if (!asksForModelChoice(options.scheme.text) && !asksForNoScheme(options.scheme.text))
-    return runPipeline(pipeline, program, options, machine);
+    return runPipeline(pipeline, program, options, machine, alone);
   // The scheme's decision first in --explain, then the compilation's.
   std::string decided;
   CompileOptions chosen = resolveModelChoice(program, options, machine, decided);
   auto compileExplained = [&](const CompileOptions& o) {
-    CompiledProgram out = runPipeline(pipeline, program, o, machine);
+    CompiledProgram out = runPipeline(pipeline, program, o, machine, alone);
     out.explanation = decided + out.explanation;
     return out;
   };
@@ -198,6 +240,18 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   }
   chosen.scheme.text.clear();
   return compileExplained(chosen);
+}
+
+}  // namespace
+
+CompiledProgram compile(const te::Program& program, const CompileOptions& options, const Machine& machine,
+                        const TargetStrategy& strategy) {
+  return compileWith(program, options, machine, strategy, nullptr);
+}
+
+std::string runPassAlone(const te::Program& program, const CompileOptions& options, const Machine& machine,
+                         const PassAlone& alone, const TargetStrategy& strategy) {
+  return compileWith(program, options, machine, strategy, &alone).dump;
 }
 
 }  // namespace tessel::driver

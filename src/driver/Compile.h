@@ -4,6 +4,7 @@
 // search, which measures kernels, runs above it (tune/TunedCompile.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,5 +35,18 @@ struct CompiledProgram {
 // which tune::compileTuned resolves), or for a program they do not fit.
 CompiledProgram compile(const te::Program& program, const CompileOptions& options, const Machine& machine,
                         const TargetStrategy& strategy = cpuStrategy());
+
+// One pass of the pipeline run alone (`tessel opt`): the stages before it run
+// as usual, except that with a tree the schedule-tree passes before it do not
+// run and the tree (checked against the dependences, marks kept) is its input;
+// the pipeline stops after it. Returns its output as --dump-after prints it.
+// UserError for an unknown pass, a tree given to a pass that reads no tree,
+// or a pass that does not run under these options.
+struct PassAlone {
+  std::string pass;
+  std::optional<CompileOptions::ScheduleFile> tree;
+};
+std::string runPassAlone(const te::Program& program, const CompileOptions& options, const Machine& machine,
+                         const PassAlone& alone, const TargetStrategy& strategy = cpuStrategy());
 
 }  // namespace tessel::driver

@@ -131,7 +131,8 @@ std::vector<OptionRow> buildRows() {
     row.help =
         "a constraint tree file steering --scheduler tessel: per schedule row, alternative affine "
         "constraints "
-        "on the schedule coefficients (see README); 'auto': the tree of paper 004's vectorization "
+        "on the schedule coefficients (see docs/user-guide.md, 'Constraint trees'); 'auto': the tree of "
+        "paper 004's vectorization "
         "scenarios for this program and machine";
     row.example = "auto";
     row.parse = [](Options& o, const std::string& value, const std::string&) {
@@ -221,7 +222,8 @@ std::vector<OptionRow> buildRows() {
     OptionRow row;
     row.key = "tiles";
     row.valueSyntax = "POLICY|@FILE";
-    row.help = "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see README";
+    row.help =
+        "tiling policy, e.g. 'S_1: 64@L2/32@L1, 64@L2/32@L1, 16@L1' (or @FILE); see docs/user-guide.md";
     row.spansWords = true;
     row.example = "S_1: 64@L2/32@L1, 16@L1; S_2: 8@L1";
     row.parse = [](Options& o, const std::string& value, const std::string& origin) {
@@ -248,7 +250,7 @@ std::vector<OptionRow> buildRows() {
         "@FILE); 'search' (or 'TENSOR: search') measures the best-modelled schemes of this machine's "
         "micro-kernels against the compiler's own code and keeps the fastest (cached); 'auto' (default): the "
         "best-modelled scheme, unmeasured, for a 3x3 or 1x1 convolution, else the compiler's own code; "
-        "'none': the compiler's own code; see README";
+        "'none': the compiler's own code; see docs/user-guide.md";
     row.spansWords = true;
     row.example = "O: R_m, R_n, R_k, V_n";
     row.parse = [](Options& o, const std::string& value, const std::string& origin) {

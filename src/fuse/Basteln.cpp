@@ -11,14 +11,15 @@
 #include <optional>
 #include <vector>
 
+#include "fuse/FusionTree.h"
 #include "poly/IslWorkLimit.h"
 #include "schedule/CheckDataflow.h"
 #include "schedule/CheckSchedule.h"
+#include "schedule/Marks.h"
 #include "schedule/TreeQueries.h"
 #include "target/MicroKernelPlan.h"
 #include "target/Promotion.h"
 #include "target/cpu/MarkUnrollJam.h"
-#include "target/cpu/MarkVectorLoops.h"
 #include "tile/TileBands.h"
 
 namespace tessel::fuse {
@@ -28,108 +29,6 @@ namespace {
 // isl operations the dataflow check of one fusion may take: Harris's five
 // producers need several million (about 3 s); past it the fusion is not made.
 constexpr unsigned long kCheckOperations = 10'000'000;
-
-// Statement instances that pass `node` (a filter's own filter included).
-isl::union_set instancesAt(const isl::schedule_node& node) {
-  isl::union_set domain = schedule::nodeDomain(node);
-  if (node.isa<isl::schedule_node_filter>())
-    domain = domain.intersect(node.as<isl::schedule_node_filter>().get_filter());
-  return domain;
-}
-
-// The instances a producer's sequence child runs: its filter, and the
-// `reserved` filters below it that earlier fusions left.
-isl::union_set producerInstances(const isl::schedule_node& filter) {
-  isl::union_set domain = instancesAt(filter);
-  for (isl::schedule_node node = filter.child(0); node.isa<isl::schedule_node_filter>(); node = node.child(0))
-    domain = domain.intersect(node.as<isl::schedule_node_filter>().get_filter());
-  return domain;
-}
-
-// isl keeps the instances a tile needs as a union with a disjunct per read,
-// which the AST generator turns into loop pieces under conditions (Harris:
-// each slice row an `if` over two pieces of its vector loop, whose mark then
-// applied to no single loop). Each statement's part becomes its simple hull
-// where the hull adds no instance.
-isl::union_map mergedPieces(const isl::union_map& instances) {
-  isl::union_map merged = isl::union_map::empty(instances.ctx());
-  instances.coalesce().foreach_map([&](isl::map piece) {
-    isl::map hull = isl::manage(isl_map_from_basic_map(isl_map_simple_hull(piece.copy())));
-    merged = merged.unite(hull.is_subset(piece) ? hull : piece);
-  });
-  return merged;
-}
-
-// `node`, or its child when `node` is the mark of tiles made for fusion.
-isl::schedule_node belowFusionMark(const isl::schedule_node& node) {
-  return schedule::markName(node) == tile::kFusionTilesMark ? node.child(0) : node;
-}
-
-// The tile band right under a sequence child: filter -> mark tile_<level> ->
-// band (with the mark of fusion-only tiles above the tile mark, if any).
-std::optional<isl::schedule_node_band> tileBandOf(const isl::schedule_node& filter) {
-  if (filter.n_children() != 1) return std::nullopt;
-  isl::schedule_node mark = belowFusionMark(filter.child(0));
-  if (schedule::markName(mark).rfind("tile_", 0) != 0 || !mark.child(0).isa<isl::schedule_node_band>())
-    return std::nullopt;
-  return mark.child(0).as<isl::schedule_node_band>();
-}
-
-// The outer loop of a consumer that has no tile band (the equake case: Alg. 2
-// finds no tile domain): the first band under the sequence child, through
-// marks other than tiling and vector marks, when its outer member is
-// parallel and more loops run below it (a vector loop's iterations are no
-// tiles). Its iterations act as tiles of one row, with no tile loops.
-std::optional<isl::schedule_node_band> untiledOuterLoop(const isl::schedule_node& filter) {
-  if (filter.n_children() != 1) return std::nullopt;
-  isl::schedule_node node = filter.child(0);
-  while (node.isa<isl::schedule_node_mark>()) {
-    std::string mark = schedule::markName(node);
-    if (mark.rfind("tile_", 0) == 0 || mark == tile::kFusionTilesMark || mark == target::cpu::kVectorMark ||
-        mark == target::cpu::kVectorReductionMark)
-      return std::nullopt;
-    node = node.child(0);
-  }
-  if (!node.isa<isl::schedule_node_band>()) return std::nullopt;
-  auto band = node.as<isl::schedule_node_band>();
-  if (band.n_member() == 0 || !band.member_get_coincident(0)) return std::nullopt;
-  bool inner = band.n_member() > 1;
-  for (isl::schedule_node below = band.child(0); !inner && below.n_children() == 1; below = below.child(0))
-    inner = below.isa<isl::schedule_node_band>();
-  if (!inner) return std::nullopt;
-  return band;
-}
-
-// The loops whose iterations are a consumer's tiles: its tile band, or the
-// outer loop of an untiled consumer once split from its band.
-std::optional<isl::schedule_node_band> consumerTiles(const isl::schedule_node& filter) {
-  if (auto tiles = tileBandOf(filter)) return tiles;
-  auto outer = untiledOuterLoop(filter);
-  if (outer && outer->n_member() == 1) return outer;
-  return std::nullopt;
-}
-
-// The first band under `node`, through marks and filters.
-std::optional<isl::schedule_node_band> firstBandBelow(isl::schedule_node node) {
-  while (node.n_children() == 1) {
-    node = node.child(0);
-    if (node.isa<isl::schedule_node_band>()) return node.as<isl::schedule_node_band>();
-  }
-  return std::nullopt;
-}
-
-// Number of points of a set, from its box (exact for the rectangular
-// domains of tensor programs).
-std::optional<double> boxCount(const isl::set& set) {
-  std::optional<std::vector<int64_t>> box = target::boxSizes(isl::union_map::from_range(isl::union_set(set)));
-  if (!box) return std::nullopt;
-  return static_cast<double>(target::product(*box));
-}
-
-// The part of `relation` whose range lies in statement `space`'s instances.
-isl::union_map toStatement(const isl::union_map& relation, const isl::set& space) {
-  return relation.intersect_range(isl::union_set(isl::set::universe(space.get_space())));
-}
 
 // One producer chosen for a consumer's tiles.
 struct Slice {
@@ -167,10 +66,10 @@ class TileFusion {
   // tile band goes and its point band runs the nest untiled. Tiles whose
   // footprints promotion already copies stay.
   isl::schedule_node settleFusionTiles(isl::schedule_node node) {
-    if (schedule::markName(node) == tile::kFusionTilesMark) {
+    if (schedule::markName(node) == schedule::kFusionTilesMark) {
       isl::schedule_node tileMark = node.child(0);
       node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile mark
-      bool shaped = schedule::markName(tileMark).rfind("tile_", 0) == 0 &&
+      bool shaped = schedule::isTileMark(schedule::markName(tileMark)) &&
                     tileMark.child(0).isa<isl::schedule_node_band>() &&
                     tileMark.child(0).child(0).isa<isl::schedule_node_band>();
       if (shaped) {
@@ -210,14 +109,14 @@ class TileFusion {
   }
 
   static bool holdsMicroKernel(const isl::schedule_node& node) {
-    if (schedule::markName(node).rfind(target::kMicroKernelMarkPrefix, 0) == 0) return true;
+    if (schedule::isMicroKernelMark(schedule::markName(node))) return true;
     for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
       if (holdsMicroKernel(node.child(i))) return true;
     return false;
   }
 
   static bool holdsPromotion(const isl::schedule_node& node) {
-    if (schedule::markName(node).rfind("promote_", 0) == 0) return true;
+    if (schedule::isPromotionMark(schedule::markName(node))) return true;
     for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
       if (holdsPromotion(node.child(i))) return true;
     return false;
@@ -266,7 +165,7 @@ class TileFusion {
       std::string unsplitConsumer = consumer;
       std::string unsplitNotes;  // why no nest runs in the whole tiles
       std::string coNotes;       // the same for the tiles kept
-      int splitAfter = 0;  // tile loops the co-consumers run in, when the tile band was split
+      int splitAfter = 0;        // tile loops the co-consumers run in, when the tile band was split
       if (!untiled) {
         bool severalTiles = false;
         coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer, unsplitNotes, severalTiles);
@@ -685,15 +584,15 @@ class TileFusion {
     // Copies keep the marks that describe their own loops; tiling and
     // promotion marks belong to the original nest.
     auto keep = [](const std::string& mark) {
-      return mark == target::cpu::kVectorMark || mark == target::cpu::kVectorReductionMark ||
-             mark == target::cpu::kUnrollJamMark;
+      return mark == schedule::kVectorMark || mark == schedule::kVectorReductionMark ||
+             mark == schedule::kUnrollJamMark;
     };
     // A tile's slice is small: the producer's own tile loops stay out of the copy.
     auto pointLoops = [&](int child) {
       isl::schedule_node source = sequence.child(child).child(0);
       while (source.isa<isl::schedule_node_filter>()) source = source.child(0);  // an earlier `reserved`
       source = belowFusionMark(source);
-      while (schedule::markName(source).rfind("tile_", 0) == 0 &&
+      while (schedule::isTileMark(schedule::markName(source)) &&
              source.child(0).isa<isl::schedule_node_band>())
         source = source.child(0).child(0);
       return source;
@@ -705,7 +604,7 @@ class TileFusion {
     // extension node (such tiles then stay, though nothing is recomputed in
     // them). Its bands' isolate options (full tiles apart from partial ones)
     // name the loops around them, among which the consumer's tile loops now are.
-    auto keepMovedMark = [](const std::string& mark) { return mark != tile::kFusionTilesMark; };
+    auto keepMovedMark = [](const std::string& mark) { return mark != schedule::kFusionTilesMark; };
     // The loops the extension adds: from the sequence to the consumer's tile loops, inserted
     // after those around the sequence.
     isl::schedule_node consumerTileBand = *consumerTiles(sequence.child(consumer));

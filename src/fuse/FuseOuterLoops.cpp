@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "schedule/CheckSchedule.h"
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "tessel/error.h"
 #include "tile/BandModel.h"
@@ -57,10 +58,8 @@ class OuterFusion {
   }
 
  private:
-  isl::schedule_node visitChildren(isl::schedule_node node) {
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
-    return node;
+  isl::schedule_node visitChildren(const isl::schedule_node& node) {
+    return schedule::rewriteChildren(node, [this](isl::schedule_node child) { return visit(child); });
   }
 
   // The band right under the sequence's child `i`, if there is one.
@@ -212,46 +211,40 @@ class OuterFusion {
     std::vector<std::vector<Nest>> found = groups(sequence);
     if (found.empty()) return std::nullopt;
     bool isSet = sequence.isa<isl::schedule_node_set>();
-    try {
-      for (const auto& group : found)
-        for (const auto& n : group) sequence = takeOuterMember(sequence, n);
-      int n = static_cast<int>(sequence.n_children());
-      isl::schedule_node result;
-      if (found.size() == 1 && static_cast<int>(found.front().size()) == n) {
-        result = insertOuterBand(sequence, found.front());
-      } else {
-        // One filter per group (and per child left alone); isl nests each
-        // group's children in a sequence (or set) of their own.
-        isl::union_set_list filters(sequence.ctx(), n);
-        std::vector<const std::vector<Nest>*> groupAt;
-        for (int i = 0; i < n;) {
-          const std::vector<Nest>* group = nullptr;
-          for (const auto& g : found)
-            if (g.front().child == i) group = &g;
-          isl::union_set filter = sequence.child(i).as<isl::schedule_node_filter>().get_filter();
-          int next = i + 1;
-          if (group) {
-            for (const auto& member : *group)
-              filter =
-                  filter.unite(sequence.child(member.child).as<isl::schedule_node_filter>().get_filter());
-            next = group->back().child + 1;
-          }
-          filters = filters.add(filter);
-          groupAt.push_back(group);
-          i = next;
+    for (const auto& group : found)
+      for (const auto& n : group) sequence = takeOuterMember(sequence, n);
+    int n = static_cast<int>(sequence.n_children());
+    isl::schedule_node result;
+    if (found.size() == 1 && static_cast<int>(found.front().size()) == n) {
+      result = insertOuterBand(sequence, found.front());
+    } else {
+      // One filter per group (and per child left alone); isl nests each
+      // group's children in a sequence (or set) of their own.
+      isl::union_set_list filters(sequence.ctx(), n);
+      std::vector<const std::vector<Nest>*> groupAt;
+      for (int i = 0; i < n;) {
+        const std::vector<Nest>* group = nullptr;
+        for (const auto& g : found)
+          if (g.front().child == i) group = &g;
+        isl::union_set filter = sequence.child(i).as<isl::schedule_node_filter>().get_filter();
+        int next = i + 1;
+        if (group) {
+          for (const auto& member : *group)
+            filter = filter.unite(sequence.child(member.child).as<isl::schedule_node_filter>().get_filter());
+          next = group->back().child + 1;
         }
-        result = isSet ? sequence.insert_set(filters) : sequence.insert_sequence(filters);
-        for (int g = 0; g < static_cast<int>(groupAt.size()); ++g)
-          if (groupAt[g]) result = insertOuterBand(result.child(g).child(0), *groupAt[g]).parent().parent();
+        filters = filters.add(filter);
+        groupAt.push_back(group);
+        i = next;
       }
-      schedule::checkSchedule(scop_, result.schedule(), "fuse-outer");
-      explainGroups(found);
-      return result;
-    } catch (const UserError&) {
-      return std::nullopt;  // keep the scheduler's tree
-    } catch (const isl::exception&) {
-      return std::nullopt;
+      result = isSet ? sequence.insert_set(filters) : sequence.insert_sequence(filters);
+      for (int g = 0; g < static_cast<int>(groupAt.size()); ++g)
+        if (groupAt[g]) result = insertOuterBand(result.child(g).child(0), *groupAt[g]).parent().parent();
     }
+    if (!schedule::scheduleViolation(scop_, result.schedule()).empty())
+      return std::nullopt;  // keep the scheduler's tree
+    explainGroups(found);
+    return result;
   }
 
   void explainGroups(const std::vector<std::vector<Nest>>& found) {

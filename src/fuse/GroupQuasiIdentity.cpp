@@ -114,10 +114,8 @@ class QuasiIdentityGrouping {
           "basteln-group: one band over " + schedule::statementNames(domainOf(group)) + " (" + how + ")\n";
     }
     isl::schedule result = top.schedule();
-    try {
-      schedule::checkSchedule(scop_, result, "basteln-group");
-    } catch (const UserError& e) {
-      explain_ += reasons_ + "basteln-group: the grouped tree is not valid (" + std::string(e.what()) +
+    if (std::string violation = schedule::scheduleViolation(scop_, result); !violation.empty()) {
+      explain_ += reasons_ + "basteln-group: the grouped tree is not valid (the schedule " + violation +
                   "); the nests stay apart\n";
       return schedule;
     }

@@ -13,9 +13,7 @@
 #include <vector>
 
 #include "lir/LowerStatement.h"
-#include "schedule/MarkParallel.h"
-#include "target/cpu/MarkUnrollJam.h"
-#include "target/cpu/MarkVectorLoops.h"
+#include "schedule/Marks.h"
 
 namespace tessel::lir {
 
@@ -87,7 +85,7 @@ isl_ast_node* dropMarksOfRemovedLoops(isl_ast_node* mark, isl_ast_build*, void*)
   isl_id* id = isl_ast_node_mark_get_id(mark);
   intptr_t depth = reinterpret_cast<intptr_t>(isl_id_get_user(id)) - 1;
   // A grafted micro-kernel replaces its whole subtree, loops or not.
-  bool grafted = std::string(isl_id_get_name(id)).rfind(target::kMicroKernelMarkPrefix, 0) == 0;
+  bool grafted = schedule::isMicroKernelMark(isl_id_get_name(id));
   isl_id_free(id);
   if (depth < 0 || grafted) return mark;
   isl_ast_node* child = isl_ast_node_mark_get_node(mark);
@@ -338,10 +336,10 @@ class AstTranslator {
         if (!marks.loop.empty() && marks.loop != loop) marks = LoopMarks();
         marks.loop = loop;
       }
-      if (name == target::cpu::kVectorMark) marks.vector = VectorHint::Independent;
-      if (name == target::cpu::kVectorReductionMark) marks.vector = VectorHint::Reduction;
-      if (name == target::cpu::kUnrollJamMark) marks.unrollJam = true;
-      if (name == target::cpu::kTransposeBlockMark) marks.transposeBlock = true;
+      if (name == schedule::kVectorMark) marks.vector = VectorHint::Independent;
+      if (name == schedule::kVectorReductionMark) marks.vector = VectorHint::Reduction;
+      if (name == schedule::kUnrollJamMark) marks.unrollJam = true;
+      if (name == schedule::kTransposeBlockMark) marks.transposeBlock = true;
       if (name == schedule::kParallelMark) marks.parallel = true;
       if (name == schedule::kCollapsibleMark) marks.collapsible = true;
       return node(m.node(), marks);

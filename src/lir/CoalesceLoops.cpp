@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "lir/Traverse.h"
 #include "lir/VectorLoop.h"
 
 namespace tessel::lir {
@@ -146,28 +147,13 @@ class Coalescer {
   std::vector<std::pair<std::string, Expr>> written_, reads_;
 };
 
-class LoopCoalescer {
+class LoopCoalescer final : public StmtMutator {
  public:
   LoopCoalescer(int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {}
 
-  Stmt visit(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::Block: {
-        std::vector<Stmt> body;
-        for (const auto& c : s->body) body.push_back(visit(c));
-        return block(std::move(body));
-      }
-      case StmtKind::If:
-        return ifThenElse(s->cond, visit(s->thenCase), s->elseCase ? visit(s->elseCase) : nullptr);
-      case StmtKind::For: {
-        if (Stmt merged = coalesced(*s)) return merged;
-        auto copy = std::make_shared<StmtNode>(*s);
-        copy->body = {visit(s->body[0])};
-        return copy;
-      }
-      default:
-        return s;
-    }
+  Stmt mutateFor(const Stmt& s) override {
+    if (Stmt merged = coalesced(*s)) return merged;
+    return forWithMutatedBody(s);
   }
 
  private:
@@ -205,7 +191,7 @@ class LoopCoalescer {
 Kernel coalesceLoops(const Kernel& kernel, int lanes, std::string& explain) {
   if (lanes == 0) return kernel;
   Kernel out = kernel;
-  out.body = LoopCoalescer(lanes, explain).visit(kernel.body);
+  out.body = LoopCoalescer(lanes, explain).mutate(kernel.body);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "lir/Traverse.h"
 #include "lir/VectorLoop.h"
 
 namespace tessel::lir {
@@ -65,35 +66,20 @@ void countLoads(const Expr& e, const std::string& vector, int64_t chunks, const 
   for (const auto& o : e->operands) countLoads(o, vector, chunks, unrolled, nest);
 }
 
-class RegisterTiler {
+class RegisterTiler final : public StmtMutator {
  public:
   RegisterTiler(const Kernel& k, int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {
     for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries, &k.locals})
       for (const auto& b : *list) buffers_[b.name] = b.dtype;
   }
 
-  Stmt visit(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::Block: {
-        std::vector<Stmt> body;
-        for (const auto& c : s->body) body.push_back(visit(c));
-        return block(std::move(body));
-      }
-      case StmtKind::If:
-        return ifThenElse(s->cond, visit(s->thenCase), s->elseCase ? visit(s->elseCase) : nullptr);
-      case StmtKind::For: {
-        if (s->unrollJam && s->vectorLanes == 0 && s->transposeLanes == 0) {
-          std::string why;
-          if (Stmt tiled = tile(*s, why)) return tiled;
-          explain_ += "loop " + s->name + ": not register-tiled: " + why + "\n";
-        }
-        auto copy = std::make_shared<StmtNode>(*s);
-        copy->body = {visit(s->body[0])};
-        return copy;
-      }
-      default:
-        return s;
+  Stmt mutateFor(const Stmt& s) override {
+    if (s->unrollJam && s->vectorLanes == 0 && s->transposeLanes == 0) {
+      std::string why;
+      if (Stmt tiled = tile(*s, why)) return tiled;
+      explain_ += "loop " + s->name + ": not register-tiled: " + why + "\n";
     }
+    return forWithMutatedBody(s);
   }
 
  private:
@@ -462,7 +448,7 @@ Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& e
   int lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 0;
   if (lanes == 0) return kernel;
   Kernel out = kernel;
-  out.body = RegisterTiler(kernel, lanes, explain).visit(kernel.body);
+  out.body = RegisterTiler(kernel, lanes, explain).mutate(kernel.body);
   return out;
 }
 

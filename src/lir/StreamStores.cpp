@@ -2,37 +2,36 @@
 
 #include <set>
 
+#include "lir/Traverse.h"
+
 namespace tessel::lir {
 
 namespace {
 
 // Copies of the statements with the vector-loop stores into `outputs` marked.
-Stmt markIn(const Stmt& s, const std::set<std::string>& outputs, bool inVectorLoop) {
-  if (!s) return s;
-  switch (s->kind) {
-    case StmtKind::Store: {
-      if (!inVectorLoop || !outputs.count(s->name)) return s;
-      auto copy = std::make_shared<StmtNode>(*s);
-      copy->streaming = true;
-      return copy;
-    }
-    case StmtKind::Block:
-    case StmtKind::For:
-    case StmtKind::If: {
-      auto copy = std::make_shared<StmtNode>(*s);
-      bool vector = inVectorLoop || (s->kind == StmtKind::For && s->vectorLanes > 0);
-      for (auto& c : copy->body) c = markIn(c, outputs, vector);
-      copy->thenCase = markIn(s->thenCase, outputs, vector);
-      copy->elseCase = markIn(s->elseCase, outputs, vector);
-      return copy;
-    }
-    case StmtKind::Let:
-    case StmtKind::Alloc:
-    case StmtKind::Call:
-      return s;
+class StreamingStoreMarker final : public StmtMutator {
+ public:
+  explicit StreamingStoreMarker(const std::set<std::string>& outputs) : outputs_(outputs) {}
+
+ protected:
+  Stmt mutateStore(const Stmt& s) override {
+    if (!inVectorLoop_ || !outputs_.count(s->name)) return s;
+    auto copy = std::make_shared<StmtNode>(*s);
+    copy->streaming = true;
+    return copy;
   }
-  return s;
-}
+  Stmt mutateFor(const Stmt& s) override {
+    bool outside = inVectorLoop_;
+    inVectorLoop_ = inVectorLoop_ || s->vectorLanes > 0;
+    Stmt loop = forWithMutatedBody(s);
+    inVectorLoop_ = outside;
+    return loop;
+  }
+
+ private:
+  const std::set<std::string>& outputs_;
+  bool inVectorLoop_ = false;
+};
 
 }  // namespace
 
@@ -52,7 +51,7 @@ Kernel markStreamingStores(const Kernel& kernel, int64_t minBytes, std::string& 
   }
   if (outputs.empty()) return kernel;
   Kernel k = kernel;
-  k.body = markIn(kernel.body, outputs, false);
+  k.body = StreamingStoreMarker(outputs).mutate(kernel.body);
   k.streamsStores = true;
   return k;
 }

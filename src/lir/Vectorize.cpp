@@ -1,53 +1,39 @@
 #include "lir/Vectorize.h"
 
+#include "lir/Traverse.h"
 #include "lir/VectorLoop.h"
 
 namespace tessel::lir {
 
 namespace {
 
-class Vectorizer {
+class Vectorizer final : public StmtMutator {
  public:
   Vectorizer(const Kernel& k, int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {
     for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries, &k.locals})
       for (const auto& b : *list) buffers_[b.name] = b.dtype;
   }
 
-  Stmt visit(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::Block: {
-        std::vector<Stmt> body;
-        for (const auto& c : s->body) body.push_back(visit(c));
-        return block(std::move(body));
-      }
-      case StmtKind::If:
-        return ifThenElse(s->cond, visit(s->thenCase), s->elseCase ? visit(s->elseCase) : nullptr);
-      case StmtKind::For: {
-        if (s->transposeBlock && lanes_ > 0)
-          if (Stmt blocked = transposeBlock(s)) return blocked;
-        if (s->vector != VectorHint::None && lanes_ > 0) {
-          std::string why = whyNotVectorizable(*s, buffers_);
-          // A vector with a handful of active lanes costs more than the scalar iterations.
-          std::optional<int64_t> trips = constantTripCount(*s);
-          if (why.empty() && trips && *trips < 4)
-            why = "it runs only " + std::to_string(*trips) + " iteration" + (*trips == 1 ? "" : "s");
-          if (why.empty()) {
-            auto copy = std::make_shared<StmtNode>(*s);
-            copy->vectorLanes = lanes_;
-            explain_ += "loop " + s->name + ": vectorized, " + std::to_string(lanes_) + " f32 lanes" +
-                        (s->vector == VectorHint::Reduction ? " (reduction)" : "") + "\n";
-            ++vectorized_;
-            return copy;
-          }
-          explain_ += "loop " + s->name + ": not vectorized: " + why + "\n";
-        }
+  Stmt mutateFor(const Stmt& s) override {
+    if (s->transposeBlock && lanes_ > 0)
+      if (Stmt blocked = transposeBlock(s)) return blocked;
+    if (s->vector != VectorHint::None && lanes_ > 0) {
+      std::string why = whyNotVectorizable(*s, buffers_);
+      // A vector with a handful of active lanes costs more than the scalar iterations.
+      std::optional<int64_t> trips = constantTripCount(*s);
+      if (why.empty() && trips && *trips < 4)
+        why = "it runs only " + std::to_string(*trips) + " iteration" + (*trips == 1 ? "" : "s");
+      if (why.empty()) {
         auto copy = std::make_shared<StmtNode>(*s);
-        copy->body = {visit(s->body[0])};
+        copy->vectorLanes = lanes_;
+        explain_ += "loop " + s->name + ": vectorized, " + std::to_string(lanes_) + " f32 lanes" +
+                    (s->vector == VectorHint::Reduction ? " (reduction)" : "") + "\n";
+        ++vectorized_;
         return copy;
       }
-      default:
-        return s;
+      explain_ += "loop " + s->name + ": not vectorized: " + why + "\n";
     }
+    return forWithMutatedBody(s);
   }
 
   int vectorized() const { return vectorized_; }
@@ -100,7 +86,7 @@ int f32Lanes(const std::string& isa) {
 Kernel vectorizeLoops(const Kernel& kernel, const std::string& isa, std::string& explain) {
   Kernel out = kernel;
   Vectorizer v(kernel, f32Lanes(isa), explain);
-  out.body = v.visit(kernel.body);
+  out.body = v.mutate(kernel.body);
   out.vectorIsa = v.vectorized() > 0 ? isa : "";
   return out;
 }

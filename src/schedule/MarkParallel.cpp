@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 
 namespace tessel::schedule {
@@ -66,9 +67,7 @@ isl::schedule_node markCollapsible(isl::schedule_node node) {
                ? mark->parent()
                : *mark;
   }
-  int n = static_cast<int>(node.n_children());
-  for (int i = 0; i < n; ++i) node = markCollapsible(node.child(i)).parent();
-  return node;
+  return rewriteChildren(node, markCollapsible);
 }
 
 isl::schedule_node visit(isl::schedule_node node, int threads) {
@@ -86,9 +85,7 @@ isl::schedule_node visit(isl::schedule_node node, int threads) {
                  : at;
     }
   }
-  int n = static_cast<int>(node.n_children());
-  for (int i = 0; i < n; ++i) node = visit(node.child(i), threads).parent();
-  return node;
+  return rewriteChildren(node, [threads](isl::schedule_node child) { return visit(child, threads); });
 }
 
 }  // namespace

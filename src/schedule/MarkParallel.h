@@ -15,10 +15,9 @@
 
 #include <isl/cpp.h>
 
-namespace tessel::schedule {
+#include "schedule/Marks.h"
 
-inline constexpr const char* kParallelMark = "parallel";
-inline constexpr const char* kCollapsibleMark = "collapsible";
+namespace tessel::schedule {
 
 isl::schedule markParallelLoops(const isl::schedule& schedule, int threads);
 

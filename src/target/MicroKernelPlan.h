@@ -10,8 +10,6 @@
 
 namespace tessel::target {
 
-inline constexpr const char* kMicroKernelMarkPrefix = "microkernel_";
-
 // A tensor the scheme reads or writes in another layout (an L specifier, a
 // zero-padded read): `function` (C source in `source`, `int f(float* to,
 // const float* from)`) copies tensor into `buffer`, whose extents are

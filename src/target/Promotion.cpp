@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
+#include "schedule/Marks.h"
+
 namespace tessel::target {
 
 namespace {
-constexpr const char* kPrefix = "promote_";
-
 isl::union_map accessesOf(const isl::union_map& accesses, const isl::union_set& domain,
                           const std::string& tensor) {
   isl::union_map out = isl::union_map::empty(accesses.ctx());
@@ -18,7 +18,9 @@ isl::union_map accessesOf(const isl::union_map& accesses, const isl::union_set& 
 
 }  // namespace
 
-std::string PromotionPlan::markName(size_t site) { return kPrefix + std::to_string(site); }
+std::string PromotionPlan::markName(size_t site) {
+  return schedule::kPromotionMarkPrefix + std::to_string(site);
+}
 
 std::optional<size_t> PromotionPlan::siteOfMark(const std::string& mark) const {
   for (size_t i = 0; i < sites.size(); ++i)

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "schedule/Marks.h"
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "tessel/error.h"
 
@@ -155,9 +157,7 @@ class Tiler {
         if (tiled) return *tiled;  // nothing inside a tiled band is tiled again
       }
     }
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
-    return node;
+    return schedule::rewriteChildren(node, [this](isl::schedule_node child) { return visit(child); });
   }
 
  private:
@@ -296,12 +296,12 @@ class Tiler {
       // (what the register tiler and the vector code want), partial ones
       // their own code.
       if (level + 1 == levels.size()) node = isolateFullTiles(node.as<isl::schedule_node_band>(), sizes);
-      node = node.insert_mark(schedule::markId(node.ctx(), tileMarkName(l.level)));
+      node = schedule::insertMark(node, tileMarkName(l.level));
       node = node.child(0).child(0);  // the point band, under the mark and the tile band
       depth += 2;
     }
     for (int i = 0; i < depth; ++i) node = node.parent();
-    if (forFusion) node = node.insert_mark(schedule::markId(node.ctx(), kFusionTilesMark));
+    if (forFusion) node = schedule::insertMark(node, schedule::kFusionTilesMark);
     return node;
   }
 
@@ -363,7 +363,7 @@ class Tiler {
 
 }  // namespace
 
-std::string tileMarkName(const std::string& level) { return "tile_" + level; }
+std::string tileMarkName(const std::string& level) { return schedule::kTileMarkPrefix + level; }
 
 isl::schedule tileBands(const poly::Scop& scop, const isl::schedule& schedule, const TilingOptions& options,
                         std::string& explain) {

@@ -52,9 +52,4 @@ isl::schedule tileBands(const poly::Scop& scop, const isl::schedule& schedule, c
 // "tile_L2": the mark over the tile loops of that level.
 std::string tileMarkName(const std::string& level);
 
-// The mark over the tile mark of tiles made only for basteln's fusion
-// (TilingOptions::fusionTiles); basteln removes it, and the tiles too when
-// nothing was recomputed in them.
-inline constexpr const char* kFusionTilesMark = "fusion_tiles";
-
 }  // namespace tessel::tile

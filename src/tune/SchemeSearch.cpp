@@ -188,16 +188,21 @@ driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::C
   return options;
 }
 
-driver::CompiledProgram compileTuned(const te::Program& program, const driver::CompileOptions& options,
-                                     const driver::Machine& machine) {
-  if (!driver::asksForSearch(options.scheme.text)) return driver::compile(program, options, machine);
+driver::CompileOptions withSearchedScheme(const te::Program& program, const driver::CompileOptions& options,
+                                          const driver::Machine& machine, std::string& explain) {
+  if (!driver::asksForSearch(options.scheme.text)) return options;
   SchemeSearchOptions search;
   search.budget = options.schemeBudget;
   search.threads = options.schemeThreads;
   search.measureMicroKernels = options.schemeClasses == driver::CompileOptions::SchemeClasses::Measure;
+  return resolveSchemeSearch(program, options, machine, search, explain);
+}
+
+driver::CompiledProgram compileTuned(const te::Program& program, const driver::CompileOptions& options,
+                                     const driver::Machine& machine) {
   std::string decided;
-  driver::CompileOptions chosen = resolveSchemeSearch(program, options, machine, search, decided);
-  driver::CompiledProgram out = driver::compile(program, chosen, machine);
+  driver::CompiledProgram out =
+      driver::compile(program, withSearchedScheme(program, options, machine, decided), machine);
   out.explanation = decided + out.explanation;
   return out;
 }

@@ -57,6 +57,11 @@ driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::C
                                            const driver::Machine& machine, const SchemeSearchOptions& search,
                                            std::string& explain);
 
+// The options with the scheme that --scheme search (with the options' budget,
+// threads and classes) finds in place of "search"; the options as they are
+// when they ask for none. Appends what was decided to `explain`.
+driver::CompileOptions withSearchedScheme(const te::Program& program, const driver::CompileOptions& options,
+                                          const driver::Machine& machine, std::string& explain);
 // driver::compile, after the search the options ask for (--scheme search,
 // with their budget, threads and classes), whose measurements go to
 // --explain before the compilation's.

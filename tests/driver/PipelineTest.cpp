@@ -4,6 +4,7 @@
 
 #include "../front/FrontTestUtil.h"
 #include "../support/Compile.h"
+#include "../support/RunTool.h"
 #include "driver/Compile.h"
 #include "driver/Pipeline.h"
 #include "target/DetectHost.h"
@@ -49,6 +50,14 @@ TEST(Pipeline, TheCpuPipelineRunsFromTheProgramToC) {
   EXPECT_EQ(p.stages().back().output, Ir::C);
   std::string text = p.describe();
   for (const auto& name : p.names()) EXPECT_NE(text.find(" " + name + " "), std::string::npos) << name;
+}
+
+// docs/passes.md has a section per stage, under its pipeline name.
+TEST(Pipeline, EveryStageHasASectionInDocsPasses) {
+  std::string doc = testing::readText(testing::sourcePath("docs/passes.md"));
+  for (const auto& name : cpuPipeline().names())
+    EXPECT_NE(doc.find("\n## " + name + "\n"), std::string::npos)
+        << "docs/passes.md lacks '## " << name << "'";
 }
 
 // Stages whose condition does not hold do not run (nor take time), but can

@@ -14,6 +14,7 @@
 #include "poly/IslContext.h"
 #include "runtime/Runner.h"
 #include "schedule/MarkParallel.h"
+#include "schedule/Marks.h"
 #include "target/DetectHost.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "tile/TilePolicy.h"
@@ -133,7 +134,7 @@ TEST(AstMarks, VectorMarkAppliesToEveryPieceOfASplitLoop) {
           .insert_partial_schedule(isl::multi_union_pw_aff(isl.ctx(), "[{ S0[i] -> [(i)] }]"));
   band = band.as<isl::schedule_node_band>().set_ast_build_options(
       isl::union_set(isl.ctx(), "{ isolate[[] -> [i]] : 8 <= i <= 20 }"));
-  isl::schedule schedule = band.insert_mark(isl::id(isl.ctx(), target::cpu::kVectorMark)).schedule();
+  isl::schedule schedule = band.insert_mark(isl::id(isl.ctx(), schedule::kVectorMark)).schedule();
   Kernel kernel = astToLir(program, scop, buildAst(schedule, scop, {}), {});
   int vector = 0, all = 0;
   countLoops(kernel.body, vector, all);
@@ -159,7 +160,7 @@ TEST(AstMarks, MarksOfALoopRunOnceDoNotPassToTheNextMarkedLoop) {
       isl::union_set(isl.ctx(), "{ isolate[[] -> [i]] : 0 <= i <= 7 }"));
   isl::schedule_node columns =
       rows.child(0).insert_partial_schedule(isl::multi_union_pw_aff(isl.ctx(), "[{ S0[i, j] -> [(j)] }]"));
-  rows = columns.insert_mark(isl::id(isl.ctx(), target::cpu::kVectorMark)).parent();
+  rows = columns.insert_mark(isl::id(isl.ctx(), schedule::kVectorMark)).parent();
   isl::schedule schedule = rows.insert_mark(isl::id(isl.ctx(), schedule::kParallelMark)).schedule();
   Kernel kernel = astToLir(program, scop, buildAst(schedule, scop, {}), {});
   int rowLoops = 0, parallelRows = 0, vectorColumns = 0, parallelColumns = 0;

@@ -11,6 +11,8 @@
 
 #include "lir/RegisterTile.h"
 #include "schedule/FlattenSchedule.h"
+#include "schedule/Marks.h"
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/MarkUnrollJam.h"
 #include "target/cpu/MarkVectorLoops.h"
@@ -113,8 +115,7 @@ class Contractor {
         site.tensors.push_back(t);
       }
       plan_.sites.push_back(site);
-      result = node.insert_mark(schedule::markId(node.ctx(), PromotionPlan::markName(plan_.sites.size() - 1)))
-                   .schedule();
+      result = schedule::insertMark(node, PromotionPlan::markName(plan_.sites.size() - 1)).schedule();
     }
     return result;
   }
@@ -263,11 +264,11 @@ class Contractor {
     state = entering(node, recomputed, state);
     if (node.isa<isl::schedule_node_band>() && node.has_parent()) {
       std::string mark = schedule::markName(node.parent());
-      if (mark == kVectorMark || mark == kVectorReductionMark) return std::nullopt;
+      if (mark == schedule::kVectorMark || mark == schedule::kVectorReductionMark) return std::nullopt;
       // The register tiler keeps several iterations of an unroll-jam loop in
       // flight over the sequential loops inside (a matmul's rows over k):
       // one buffer per iteration would be shared by them all.
-      if (mark == kUnrollJamMark && registerTileNest(node)) return std::nullopt;
+      if (mark == schedule::kUnrollJamMark && registerTileNest(node)) return std::nullopt;
     }
     if (node.isa<isl::schedule_node_band>() && state.generatedWhole) {
       std::vector<int> below = path;
@@ -297,7 +298,7 @@ class Contractor {
       if (!n.isa<isl::schedule_node_band>()) return !other;
       auto band = n.as<isl::schedule_node_band>();
       std::string mark = n.has_parent() ? schedule::markName(n.parent()) : "";
-      if (mark == kVectorMark || mark == kVectorReductionMark) {
+      if (mark == schedule::kVectorMark || mark == schedule::kVectorReductionMark) {
         isl::union_map values = isl::union_map::from(band.get_partial_schedule());
         isl::union_map perIteration = schedule::prefixRelation(n).reverse().apply_range(
             values.intersect_domain(schedule::nodeDomain(n)));

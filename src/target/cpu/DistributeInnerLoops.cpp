@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 
 namespace tessel::target::cpu {
@@ -12,15 +13,15 @@ class Distributor {
  public:
   Distributor(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
 
-  isl::schedule_node visit(isl::schedule_node node) {
-    if (node.isa<isl::schedule_node_band>() && node.n_children() == 1 &&
-        node.child(0).isa<isl::schedule_node_sequence>() && !schedule::hasBandBelow(node)) {
-      if (auto done = distribute(node.as<isl::schedule_node_band>())) return *done;
-      return node;
-    }
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
-    return node;
+  // Innermost bands over a sequence are distributed where that is legal.
+  isl::schedule_node visit(const isl::schedule_node& root) {
+    return schedule::rewriteTopDown(
+        root, [this](isl::schedule_node node) -> std::optional<isl::schedule_node> {
+          if (!node.isa<isl::schedule_node_band>() || node.n_children() != 1 ||
+              !node.child(0).isa<isl::schedule_node_sequence>() || schedule::hasBandBelow(node))
+            return std::nullopt;
+          return distribute(node.as<isl::schedule_node_band>()).value_or(node);
+        });
   }
 
  private:

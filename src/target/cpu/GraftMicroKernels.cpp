@@ -11,6 +11,7 @@
 #include "microkernel/Contraction.h"
 #include "microkernel/Epilogue.h"
 #include "microkernel/SchemeCodegen.h"
+#include "schedule/Marks.h"
 
 namespace tessel::target::cpu {
 
@@ -134,7 +135,7 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   GraftedMicroKernel kernel;
   kernel.statement = update.name;
   kernel.output = contraction.output.tensor;
-  kernel.mark = target::kMicroKernelMarkPrefix + std::to_string(plan.kernels.size());
+  kernel.mark = schedule::kMicroKernelMarkPrefix + std::to_string(plan.kernels.size());
   kernel.function = "tessel_" + kernel.mark;
   kernel.arguments = {ep.epilogue ? ep.epilogue->output.tensor : contraction.output.tensor,
                       contraction.lhs.tensor, contraction.rhs.tensor};

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "schedule/CheckSchedule.h"
+#include "schedule/Marks.h"
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/AccessStride.h"
 #include "target/cpu/MarkVectorLoops.h"
@@ -26,8 +28,8 @@ Below bandsBelow(const isl::schedule_node& node) {
   for (int i = 0; i < static_cast<int>(node.n_children()); ++i) {
     isl::schedule_node child = node.child(i);
     std::string mark = schedule::markName(child);
-    below.vector = below.vector || mark == kVectorMark;
-    below.reduction = below.reduction || mark == kVectorReductionMark;
+    below.vector = below.vector || mark == schedule::kVectorMark;
+    below.reduction = below.reduction || mark == schedule::kVectorReductionMark;
     Below inner = bandsBelow(child);
     below.vector = below.vector || inner.vector;
     below.reduction = below.reduction || inner.reduction;
@@ -49,8 +51,7 @@ class UnrollJamMarker {
     // tiles, which no register holds. A band is only reordered for unrolling
     // when no band below it was marked.
     int markedBefore = marked_;
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
+    node = schedule::rewriteChildren(node, [this](isl::schedule_node child) { return visit(child); });
     if (marked_ > markedBefore) return node;
     if (own && node.isa<isl::schedule_node_band>())
       node = withSharingMemberLast(node.as<isl::schedule_node_band>());
@@ -59,9 +60,9 @@ class UnrollJamMarker {
       explain_ += "loop over " + statements(node) + ": may be unrolled and jammed (register tile)\n";
       // The last member gets a band of its own under the mark.
       int members = static_cast<int>(node.as<isl::schedule_node_band>().n_member());
-      if (members == 1) return node.insert_mark(schedule::markId(node.ctx(), kUnrollJamMark));
+      if (members == 1) return schedule::insertMark(node, schedule::kUnrollJamMark);
       node = node.as<isl::schedule_node_band>().split(members - 1).child(0);
-      return node.insert_mark(schedule::markId(node.ctx(), kUnrollJamMark)).parent();
+      return schedule::insertMark(node, schedule::kUnrollJamMark).parent();
     }
     return node;
   }
@@ -89,7 +90,7 @@ class UnrollJamMarker {
     int n = static_cast<int>(band.n_member());
     if (n < 2 || !band.permutable() || band.member_get_coincident(n - 1)) return band;
     // Tile loops keep their order: only point loops are unrolled.
-    if (schedule::markName(band.parent()).rfind("tile_", 0) == 0) return band;
+    if (schedule::isTileMark(schedule::markName(band.parent()))) return band;
     // Only over independent vector loops: rows of a reduction into one
     // element (a pooling window) share nothing, and the member moved last
     // would stride through the input (2x2 max pooling ran 3x slower).

@@ -15,8 +15,6 @@
 
 namespace tessel::target::cpu {
 
-inline constexpr const char* kUnrollJamMark = "unroll_jam";
-
 // A permutable band whose last member carries a dependence first gets the
 // coincident member that shares the most reads between its iterations as its
 // last member.

@@ -1,5 +1,7 @@
 #include "target/cpu/MarkVectorLoops.h"
 
+#include "schedule/Marks.h"
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/AccessStride.h"
 #include "tile/BandModel.h"
@@ -13,12 +15,14 @@ class VectorMarker {
   VectorMarker(const poly::Scop& scop, bool registerTransposes, std::string& explain)
       : scop_(scop), registerTransposes_(registerTransposes), explain_(explain) {}
 
-  isl::schedule_node visit(isl::schedule_node node) {
-    if (node.isa<isl::schedule_node_band>() && !schedule::hasBandBelow(node))
-      return mark(node.as<isl::schedule_node_band>());
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
-    return node;
+  // The innermost bands get their marks.
+  isl::schedule_node visit(const isl::schedule_node& root) {
+    return schedule::rewriteTopDown(
+        root, [this](isl::schedule_node node) -> std::optional<isl::schedule_node> {
+          if (node.isa<isl::schedule_node_band>() && !schedule::hasBandBelow(node))
+            return mark(node.as<isl::schedule_node_band>());
+          return std::nullopt;
+        });
   }
 
  private:
@@ -50,18 +54,18 @@ class VectorMarker {
     isl::union_map carried = carriedBy(band, n - 1);
     const char* kind = nullptr;
     if (carried.is_empty())
-      kind = kVectorMark;
+      kind = schedule::kVectorMark;
     else if (onlyReductionChains(carried))
-      kind = kVectorReductionMark;
+      kind = schedule::kVectorReductionMark;
     if (!kind) return band;
     std::string statements;
     here.foreach_set(
         [&](isl::set s) { statements += " " + isl::manage(isl_set_get_tuple_id(s.get())).name(); });
     explain_ += "innermost loop of the band over" + statements + ": " + kind + "\n";
     bool transposes =
-        registerTransposes_ && kind == kVectorMark && n > 1 && transposesThroughRegisters(band, n);
+        registerTransposes_ && kind == schedule::kVectorMark && n > 1 && transposesThroughRegisters(band, n);
     if (transposes)
-      explain_ += "loop above it over" + statements + ": " + kTransposeBlockMark +
+      explain_ += "loop above it over" + statements + ": " + schedule::kTransposeBlockMark +
                   " (a read is contiguous along it, strided along the vector loop)\n";
     isl::schedule_node node = band;
     int depth = 0;
@@ -69,7 +73,7 @@ class VectorMarker {
       node = band.split(n - 1).child(0);
       depth = 1;
     }
-    node = node.insert_mark(schedule::markId(node.ctx(), kind));
+    node = schedule::insertMark(node, kind);
     if (transposes) {
       // The member above the vector loop gets a band of its own under its mark.
       node = node.parent();
@@ -79,7 +83,7 @@ class VectorMarker {
         node = outer.split(n - 2).child(0);
         depth = 1;
       }
-      node = node.insert_mark(schedule::markId(node.ctx(), kTransposeBlockMark));
+      node = schedule::insertMark(node, schedule::kTransposeBlockMark);
       return depth ? node.parent() : node;
     }
     for (int i = 0; i < depth; ++i) node = node.parent();
@@ -123,7 +127,8 @@ class VectorMarker {
 
 void collectVectorLoopDims(const isl::schedule_node& node, std::map<std::string, std::set<int>>& dims) {
   std::string mark = schedule::markName(node);
-  if ((mark == kVectorMark || mark == kVectorReductionMark) && node.child(0).isa<isl::schedule_node_band>()) {
+  if ((mark == schedule::kVectorMark || mark == schedule::kVectorReductionMark) &&
+      node.child(0).isa<isl::schedule_node_band>()) {
     auto band = node.child(0).as<isl::schedule_node_band>();
     isl::union_pw_aff loop = band.partial_schedule().at(static_cast<int>(band.n_member()) - 1);
     isl::manage(isl_union_map_from_union_pw_aff(loop.copy())).foreach_map([&](isl::map m) {

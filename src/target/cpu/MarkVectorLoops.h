@@ -23,10 +23,6 @@
 
 namespace tessel::target::cpu {
 
-inline constexpr const char* kVectorMark = "vector";
-inline constexpr const char* kVectorReductionMark = "vector_reduction";
-inline constexpr const char* kTransposeBlockMark = "transpose_block";
-
 // `registerTransposes`: whether to mark transpose blocks at all.
 isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, bool registerTransposes,
                               std::string& explain);

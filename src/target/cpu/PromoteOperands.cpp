@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/MarkVectorLoops.h"
 #include "tile/TileBands.h"
@@ -62,14 +63,16 @@ class Promoter {
   Promoter(const poly::Scop& scop, const PromotionOptions& options, PromotionPlan& plan, std::string& explain)
       : scop_(scop), options_(options), plan_(plan), explain_(explain) {}
 
-  isl::schedule_node visit(isl::schedule_node node) {
-    std::string level = tileLevel(node);
-    if (!level.empty() && node.n_children() == 1 && node.child(0).isa<isl::schedule_node_band>() &&
-        !hasTileMarkBelow(node.child(0)))
-      return promoteUnder(node.child(0).child(0), level).parent().parent();
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
-    return node;
+  // Under each innermost tile band, its level's promotions.
+  isl::schedule_node visit(const isl::schedule_node& root) {
+    return schedule::rewriteTopDown(
+        root, [this](isl::schedule_node node) -> std::optional<isl::schedule_node> {
+          std::string level = tileLevel(node);
+          if (level.empty() || node.n_children() != 1 || !node.child(0).isa<isl::schedule_node_band>() ||
+              hasTileMarkBelow(node.child(0)))
+            return std::nullopt;
+          return promoteUnder(node.child(0).child(0), level).parent().parent();
+        });
   }
 
  private:
@@ -102,7 +105,7 @@ class Promoter {
     explain_ += "promotion under the " + level + " tiles over " + statements + notes + "\n";
     if (site.tensors.empty()) return node;
     plan_.sites.push_back(site);
-    return node.insert_mark(schedule::markId(node.ctx(), PromotionPlan::markName(plan_.sites.size() - 1)));
+    return schedule::insertMark(node, PromotionPlan::markName(plan_.sites.size() - 1));
   }
 
   // A promotion of `t` at the site, or nullopt and why not ("" when the

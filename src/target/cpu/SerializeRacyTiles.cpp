@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "schedule/Marks.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/MarkUnrollJam.h"
 
@@ -114,7 +115,8 @@ isl::schedule serializeRacyTiles(const poly::Scop& scop, const isl::schedule& sc
   // marks only loops whose iterations are independent).
   return result.root()
       .map_descendant_bottom_up([](isl::schedule_node node) {
-        if (schedule::markName(node) != kUnrollJamMark || !node.child(0).isa<isl::schedule_node_band>())
+        if (schedule::markName(node) != schedule::kUnrollJamMark ||
+            !node.child(0).isa<isl::schedule_node_band>())
           return node;
         auto band = node.child(0).as<isl::schedule_node_band>();
         if (band.member_get_coincident(static_cast<int>(band.n_member()) - 1)) return node;

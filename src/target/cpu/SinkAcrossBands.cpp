@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "schedule/CheckSchedule.h"
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/AccessStride.h"
 #include "tessel/error.h"
@@ -53,13 +54,14 @@ class AcrossBands {
  public:
   AcrossBands(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
 
-  isl::schedule_node visit(isl::schedule_node node) {
-    if (node.isa<isl::schedule_node_band>() && schedule::hasBandBelow(node)) {
-      if (auto moved = move(node.as<isl::schedule_node_band>())) return *moved;
-    }
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i)).parent();
-    return node;
+  // The outermost band each move applies to moves; the others are looked into.
+  isl::schedule_node visit(const isl::schedule_node& root) {
+    return schedule::rewriteTopDown(root,
+                                    [this](isl::schedule_node node) -> std::optional<isl::schedule_node> {
+                                      if (node.isa<isl::schedule_node_band>() && schedule::hasBandBelow(node))
+                                        return move(node.as<isl::schedule_node_band>());
+                                      return std::nullopt;
+                                    });
   }
 
  private:
@@ -108,27 +110,21 @@ class AcrossBands {
     isl::multi_union_pw_aff partial = band.get_partial_schedule();
     isl::union_pw_aff moving = partial.at(best);
     int n = model.members();
-    isl::schedule_node node;
-    try {
-      node = isl::manage(isl_schedule_node_delete(band.copy()));
-      if (n > 1) {
-        isl::union_pw_aff_list rest(band.ctx(), n - 1);
-        for (int m = 0; m < n; ++m)
-          if (m != best) rest = rest.add(partial.at(m));
-        isl::space space = isl::manage(
-            isl_space_drop_dims(partial.get_space().release(), isl_dim_set, static_cast<unsigned>(best), 1));
-        auto outer = node.insert_partial_schedule(isl::multi_union_pw_aff(space, rest))
-                         .as<isl::schedule_node_band>()
-                         .set_permutable(band.permutable() ? 1 : 0);
-        node = schedule::recomputeCoincidence(scop_, outer);
-      }
-      node = insertAtLeaves(node, moving);
-      schedule::checkSchedule(scop_, node.schedule(), "sink-across-bands");
-    } catch (const UserError&) {
-      return std::nullopt;  // keep the scheduler's tree
-    } catch (const isl::exception&) {
-      return std::nullopt;
+    isl::schedule_node node = isl::manage(isl_schedule_node_delete(band.copy()));
+    if (n > 1) {
+      isl::union_pw_aff_list rest(band.ctx(), n - 1);
+      for (int m = 0; m < n; ++m)
+        if (m != best) rest = rest.add(partial.at(m));
+      isl::space space = isl::manage(
+          isl_space_drop_dims(partial.get_space().release(), isl_dim_set, static_cast<unsigned>(best), 1));
+      auto outer = node.insert_partial_schedule(isl::multi_union_pw_aff(space, rest))
+                       .as<isl::schedule_node_band>()
+                       .set_permutable(band.permutable() ? 1 : 0);
+      node = schedule::recomputeCoincidence(scop_, outer);
     }
+    node = insertAtLeaves(node, moving);
+    if (!schedule::scheduleViolation(scop_, node.schedule()).empty())
+      return std::nullopt;  // keep the scheduler's tree
     std::ostringstream os;
     os << "band over";
     for (const auto& s : model.statements()) os << " " << s;
@@ -150,9 +146,8 @@ class AcrossBands {
       auto band = node.insert_partial_schedule(schedule).as<isl::schedule_node_band>();
       return schedule::recomputeCoincidence(scop_, band.set_permutable(1));
     }
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = insertAtLeaves(node.child(i), member).parent();
-    return node;
+    return schedule::rewriteChildren(node,
+                                     [&](isl::schedule_node child) { return insertAtLeaves(child, member); });
   }
 
   const poly::Scop& scop_;

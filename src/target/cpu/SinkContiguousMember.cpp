@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "schedule/CheckSchedule.h"
+#include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
 #include "target/cpu/AccessStride.h"
 #include "target/cpu/PromoteOperands.h"
@@ -31,9 +32,8 @@ class Sinker {
         return sink(band, !insideBand);
       insideBand = true;
     }
-    int n = static_cast<int>(node.n_children());
-    for (int i = 0; i < n; ++i) node = visit(node.child(i), insideBand).parent();
-    return node;
+    return schedule::rewriteChildren(node,
+                                     [&](isl::schedule_node child) { return visit(child, insideBand); });
   }
 
  private:

@@ -2,24 +2,24 @@
 // keeps its spaces and commas, and every mistake is located in the text.
 #include <gtest/gtest.h>
 
-#include "bench/CompileOptionsArg.h"
+#include "driver/OptionList.h"
 #include "tessel/error.h"
 
-namespace tessel::bench {
+namespace tessel::driver {
 namespace {
 
-TEST(BenchCompileOptions, NothingGivenKeepsTheDefaults) {
-  driver::CompileOptions o = parseCompileOptionsArg("");
+TEST(OptionList, NothingGivenKeepsTheDefaults) {
+  driver::CompileOptions o = parseOptionList("");
   EXPECT_EQ(o.fusion, driver::Fusion::Basteln);
   EXPECT_TRUE(o.autoTiling);
   EXPECT_TRUE(o.vectorize);
   EXPECT_EQ(o.promotion, driver::CompileOptions::Promotion::Auto);
   EXPECT_TRUE(o.tiles.empty());
-  EXPECT_TRUE(parseCompileOptionsArg(" , ").tiles.empty());
+  EXPECT_TRUE(parseOptionList(" , ").tiles.empty());
 }
 
-TEST(BenchCompileOptions, EveryOptionIsRead) {
-  driver::CompileOptions o = parseCompileOptionsArg(
+TEST(OptionList, EveryOptionIsRead) {
+  driver::CompileOptions o = parseOptionList(
       "fusion=min, tiling=off vectorize=off promote=all stream-stores=always tiles=S_1: 64@L2/32@L1, *, "
       "16@L1; S_2: 8@L1 ");
   EXPECT_EQ(o.fusion, driver::Fusion::Min);
@@ -32,42 +32,41 @@ TEST(BenchCompileOptions, EveryOptionIsRead) {
   EXPECT_EQ(o.tiles.statements[0].dims[0].levels.size(), 2u);
   EXPECT_TRUE(o.tiles.statements[0].dims[1].levels.empty());  // '*'
   EXPECT_EQ(o.tiles.statements[1].dims.size(), 1u);
-  EXPECT_EQ(parseCompileOptionsArg("fusion=max").fusion, driver::Fusion::Max);
-  EXPECT_EQ(parseCompileOptionsArg("scheduler=tessel fusion=max").scheduler,
+  EXPECT_EQ(parseOptionList("fusion=max").fusion, driver::Fusion::Max);
+  EXPECT_EQ(parseOptionList("scheduler=tessel fusion=max").scheduler,
             driver::CompileOptions::Scheduler::Tessel);
-  driver::CompileOptions steered = parseCompileOptionsArg("scheduler=tessel constraints=auto transposes=off");
+  driver::CompileOptions steered = parseOptionList("scheduler=tessel constraints=auto transposes=off");
   ASSERT_TRUE(steered.scheduleConstraints.has_value());
   EXPECT_TRUE(steered.scheduleConstraints->automatic);
   EXPECT_FALSE(steered.registerTransposes);
-  EXPECT_TRUE(parseCompileOptionsArg("").registerTransposes);
-  driver::CompileOptions searched = parseCompileOptionsArg("scheme=search scheme-budget=12");
+  EXPECT_TRUE(parseOptionList("").registerTransposes);
+  driver::CompileOptions searched = parseOptionList("scheme=search scheme-budget=12");
   EXPECT_EQ(searched.scheme.text, "search");
   EXPECT_EQ(searched.schemeBudget, 12);
   EXPECT_EQ(searched.schemeClasses, driver::CompileOptions::SchemeClasses::Model);
-  EXPECT_EQ(parseCompileOptionsArg("scheme=search scheme-classes=measure").schemeClasses,
+  EXPECT_EQ(parseOptionList("scheme=search scheme-classes=measure").schemeClasses,
             driver::CompileOptions::SchemeClasses::Measure);
-  EXPECT_EQ(parseCompileOptionsArg("scheme=none fusion=min").scheme.text, "none");
-  EXPECT_EQ(parseCompileOptionsArg("scheme=auto").scheme.text, "auto");
-  EXPECT_EQ(parseCompileOptionsArg("").scheme.text, "auto");
-  EXPECT_TRUE(parseCompileOptionsArg("constant-inputs=all").constantInputs.all);
-  EXPECT_EQ(parseCompileOptionsArg("constant-inputs=Wt+B fusion=min").constantInputs.names,
+  EXPECT_EQ(parseOptionList("scheme=none fusion=min").scheme.text, "none");
+  EXPECT_EQ(parseOptionList("scheme=auto").scheme.text, "auto");
+  EXPECT_EQ(parseOptionList("").scheme.text, "auto");
+  EXPECT_TRUE(parseOptionList("constant-inputs=all").constantInputs.all);
+  EXPECT_EQ(parseOptionList("constant-inputs=Wt+B fusion=min").constantInputs.names,
             (std::vector<std::string>{"Wt", "B"}));
   // A whole scheme runs to the next option, like a policy.
-  driver::CompileOptions given =
-      parseCompileOptionsArg("scheme=L_B(k/16, n, k%16), R_k, R_n, V_k fusion=min");
+  driver::CompileOptions given = parseOptionList("scheme=L_B(k/16, n, k%16), R_k, R_n, V_k fusion=min");
   EXPECT_EQ(given.scheme.text, "L_B(k/16, n, k%16), R_k, R_n, V_k");
   EXPECT_EQ(given.scheme.origin, "--options");
   EXPECT_EQ(given.fusion, driver::Fusion::Min);
-  EXPECT_TRUE(parseCompileOptionsArg("tiling=auto").autoTiling);
-  EXPECT_TRUE(parseCompileOptionsArg("inline=on").inlineElementwise);
-  EXPECT_FALSE(parseCompileOptionsArg("inline=off").inlineElementwise);
-  EXPECT_FALSE(parseCompileOptionsArg("inline=off").recomputeCheap);
-  EXPECT_FALSE(parseCompileOptionsArg("inline=cheap").inlineElementwise);
-  EXPECT_TRUE(parseCompileOptionsArg("inline=cheap").recomputeCheap);
+  EXPECT_TRUE(parseOptionList("tiling=auto").autoTiling);
+  EXPECT_TRUE(parseOptionList("inline=on").inlineElementwise);
+  EXPECT_FALSE(parseOptionList("inline=off").inlineElementwise);
+  EXPECT_FALSE(parseOptionList("inline=off").recomputeCheap);
+  EXPECT_FALSE(parseOptionList("inline=cheap").inlineElementwise);
+  EXPECT_TRUE(parseOptionList("inline=cheap").recomputeCheap);
 }
 
-TEST(BenchCompileOptions, APolicyRunsToTheNextOption) {
-  driver::CompileOptions o = parseCompileOptionsArg("tiles=S_1: 4@L1, 2@L1, fusion=max");
+TEST(OptionList, APolicyRunsToTheNextOption) {
+  driver::CompileOptions o = parseOptionList("tiles=S_1: 4@L1, 2@L1, fusion=max");
   EXPECT_EQ(o.fusion, driver::Fusion::Max);
   ASSERT_EQ(o.tiles.statements.size(), 1u);
   ASSERT_EQ(o.tiles.statements[0].dims.size(), 2u);
@@ -86,7 +85,7 @@ struct BadOptions {
   const char* reason;
 };
 
-TEST(BenchCompileOptions, MistakesAreLocated) {
+TEST(OptionList, MistakesAreLocated) {
   const BadOptions cases[] = {
       {"fusion", 1, 1, "expected KEY=VALUE, not 'fusion'"},
       {"fusion=min unroll=4", 1, 12, "unknown option 'unroll' (keys: fusion, basteln-redundancy, scheduler"},
@@ -117,7 +116,7 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
   };
   for (const BadOptions& c : cases) {
     try {
-      parseCompileOptionsArg(c.text);
+      parseOptionList(c.text);
       ADD_FAILURE() << "no error for: " << c.text;
     } catch (const UserError& e) {
       EXPECT_EQ(e.loc().file, "--options") << c.text;
@@ -129,15 +128,15 @@ TEST(BenchCompileOptions, MistakesAreLocated) {
   }
 }
 
-TEST(BenchCompileOptions, CompilerErrorsInThePolicyGetTheirLine) {
+TEST(OptionList, CompilerErrorsInThePolicyGetTheirLine) {
   std::string text = "fusion=min tiles=S_1: 4@L9";
   UserError later({"--options", 1, 23}, "unknown buffer 'L9'");
-  UserError shown = withCompileOptionsLine(later, text);
+  UserError shown = withOptionListLine(later, text);
   EXPECT_TRUE(shown.hasSourceLine());
   EXPECT_NE(shown.render().find(text), std::string::npos) << shown.render();
   UserError elsewhere({"mm.tc", 1, 1}, "bad");
-  EXPECT_FALSE(withCompileOptionsLine(elsewhere, text).hasSourceLine());
+  EXPECT_FALSE(withOptionListLine(elsewhere, text).hasSourceLine());
 }
 
 }  // namespace
-}  // namespace tessel::bench
+}  // namespace tessel::driver

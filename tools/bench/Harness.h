@@ -76,10 +76,10 @@ struct CaseResult {
   double tesselMs = 0;
   int runs = 0;
   std::vector<std::pair<std::string, double>>
-      tesselSideMs;                     // Tessel's work outside the timed region, median ms
+      tesselSideMs;                        // Tessel's work outside the timed region, median ms
   std::vector<std::string> tesselSchemes;  // the TTILE schemes of Tessel's kernel ("O: R_n, ...")
-  double gflops = 0;                    // GFLOP/s
-  double gbps = 0;                      // GB/s of compulsory traffic
+  double gflops = 0;                       // GFLOP/s
+  double gbps = 0;                         // GB/s of compulsory traffic
   std::optional<double> percentOfPeak;  // of the FLOP peak (compute-bound) or DRAM bandwidth (memory-bound)
   // What this run's threads can reach, which % of peak is of: per core x
   // threads, at most the whole machine's; 0 = unknown.

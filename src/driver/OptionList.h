@@ -1,5 +1,5 @@
-// `tessel bench --options TEXT`: the compile options Tessel's kernels are
-// built with, as KEY=VALUE items separated by spaces or commas. The keys and
+// The compile options as a list of KEY=VALUE items (`tessel bench --options`,
+// `--versus`; what CompileOptions::toString prints), separated by spaces or commas. The keys and
 // values are the command line's (--KEY VALUE), from driver/OptionTable.h; a
 // value that holds spaces and commas itself (a tiling policy, a scheme) runs
 // to the next KEY= item, e.g.
@@ -13,14 +13,13 @@
 
 #include "driver/Options.h"
 
-namespace tessel::bench {
+namespace tessel::driver {
 
 // `origin` names the option in messages ("--options", "--versus").
-driver::CompileOptions parseCompileOptionsArg(const std::string& text,
-                                              const std::string& origin = "--options");
+CompileOptions parseOptionList(const std::string& text, const std::string& origin = "--options");
 
 // `e` shown with its line of `text` when it is located in the --options text
 // without one (the compiler's errors about the policy); else `e` unchanged.
-UserError withCompileOptionsLine(const UserError& e, const std::string& text);
+UserError withOptionListLine(const UserError& e, const std::string& text);
 
-}  // namespace tessel::bench
+}  // namespace tessel::driver

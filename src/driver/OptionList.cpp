@@ -1,4 +1,4 @@
-#include "bench/CompileOptionsArg.h"
+#include "driver/OptionList.h"
 
 #include <cctype>
 #include <set>
@@ -6,7 +6,7 @@
 #include "driver/OptionTable.h"
 #include "tile/TilePolicy.h"
 
-namespace tessel::bench {
+namespace tessel::driver {
 
 namespace {
 
@@ -32,17 +32,17 @@ class OptionListParser {
  public:
   OptionListParser(const std::string& text, const std::string& origin) : text_(text), origin_(origin) {}
 
-  driver::CompileOptions parse() {
-    driver::CompileOptions options;
+  CompileOptions parse() {
+    CompileOptions options;
     std::set<std::string> given;
     for (size_t pos = skipSeparators(0); pos < text_.size(); pos = skipSeparators(pos)) {
       size_t keyEnd = pos;
       while (keyEnd < text_.size() && text_[keyEnd] != '=' && !isSeparator(text_[keyEnd])) ++keyEnd;
       std::string key = text_.substr(pos, keyEnd - pos);
       if (keyEnd == text_.size() || text_[keyEnd] != '=')
-        fail(pos, "expected KEY=VALUE, not '" + key + "' (keys: " + driver::compileOptionKeys() + ")");
-      const driver::OptionRow* row = driver::compileOptionRow(key);
-      if (!row) fail(pos, "unknown option '" + key + "' (keys: " + driver::compileOptionKeys() + ")");
+        fail(pos, "expected KEY=VALUE, not '" + key + "' (keys: " + compileOptionKeys() + ")");
+      const OptionRow* row = compileOptionRow(key);
+      if (!row) fail(pos, "unknown option '" + key + "' (keys: " + compileOptionKeys() + ")");
       if (!given.insert(row->key).second) fail(pos, row->key + " is given twice");
       size_t valueStart = keyEnd + 1;
       size_t valueEnd = row->spansWords ? policyEnd(valueStart) : wordEnd(valueStart);
@@ -118,13 +118,13 @@ class OptionListParser {
 
 }  // namespace
 
-driver::CompileOptions parseCompileOptionsArg(const std::string& text, const std::string& origin) {
+CompileOptions parseOptionList(const std::string& text, const std::string& origin) {
   return OptionListParser(text, origin).parse();
 }
 
-UserError withCompileOptionsLine(const UserError& e, const std::string& text) {
+UserError withOptionListLine(const UserError& e, const std::string& text) {
   if (e.hasSourceLine() || e.loc().file != kOrigin || !e.loc().known()) return e;
   return e.withSourceLine(lineOf(text, e.loc().line));
 }
 
-}  // namespace tessel::bench
+}  // namespace tessel::driver
