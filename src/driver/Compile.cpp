@@ -93,9 +93,10 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
   CompiledProgram out;
   out.program = program;
   const target::Hardware& hardware = machine.hardware;
+  // Before the state, whose isl objects must go before their context does.
+  poly::IslContext isl;
   PipelineState state;
   state.program = program;
-  poly::IslContext isl;
   target::PromotionPlan promotions;
   target::MicroKernelPlan microKernels;
   ProgramPassContext programContext{options, hardware, isl.ctx(), out.explanation};
@@ -177,10 +178,6 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
   for (const auto& k : microKernels.kernels) out.microKernelSchemes.push_back(k.output + ": " + k.scheme);
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 CompiledProgram compileWith(const te::Program& program, const CompileOptions& options, const Machine& machine,
                             const TargetStrategy& strategy, const PassAlone* alone) {
