@@ -48,23 +48,6 @@ void checkStageName(const std::string& name, const Pipeline& pipeline,
   userError("unknown pass '" + name + "' for " + flag + " (passes: " + list + ")");
 }
 
-// A tree from the user replaces the scheduler's: it must parse, execute every
-// instance once in an order the dependences allow, and may carry no decision
-// (coincidence, marks) Tessel does not recompute itself.
-isl::schedule userSchedule(const poly::Scop& scop, isl::ctx ctx, const CompileOptions::ScheduleFile& file) {
-  std::string unreadable =
-      "cannot read a schedule tree from " + file.origin + " (expected isl YAML, as printed by --dump-after)";
-  if (file.text.find_first_not_of(" \t\r\n") == std::string::npos) userError(unreadable);
-  isl::schedule schedule;
-  try {
-    schedule = isl::schedule(ctx, file.text);
-  } catch (const isl::exception&) {
-    userError(unreadable);
-  }
-  schedule::checkSchedule(scop, schedule, file.origin);
-  return schedule::recomputeCoincidence(scop, schedule::withoutMarks(schedule));
-}
-
 template <class... F>
 struct Overloaded : F... {
   using F::operator()...;
@@ -72,18 +55,27 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
-// A tree the user gives a pass run alone: checked against the program's
-// dependences, but kept as it is, marks and all (the pass may read them).
+// A tree from the user, as it is: it must parse and execute every instance
+// once in an order the dependences allow.
 isl::schedule givenTree(const poly::Scop& scop, isl::ctx ctx, const CompileOptions::ScheduleFile& file) {
+  std::string unreadable =
+      "cannot read a schedule tree from " + file.origin + " (expected isl YAML, as printed by --dump-after)";
+  if (file.text.find_first_not_of(" \t\r\n") == std::string::npos) userError(unreadable);
   isl::schedule tree;
   try {
     tree = isl::schedule(ctx, file.text);
   } catch (const isl::exception&) {
-    userError("cannot read a schedule tree from " + file.origin +
-              " (expected isl YAML, as printed by --dump-after)");
+    userError(unreadable);
   }
   schedule::checkSchedule(scop, tree, file.origin);
   return tree;
+}
+
+// A tree that replaces the scheduler's (--schedule) carries no decision
+// (coincidence, marks) Tessel does not recompute itself; one given to a pass
+// run alone keeps its marks, which the pass may read.
+isl::schedule userSchedule(const poly::Scop& scop, isl::ctx ctx, const CompileOptions::ScheduleFile& file) {
+  return schedule::recomputeCoincidence(scop, schedule::withoutMarks(givenTree(scop, ctx, file)));
 }
 
 CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program,
