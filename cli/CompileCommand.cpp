@@ -34,7 +34,7 @@ int compileCommand(const CompileArgs& a) {
   driver::CompiledProgram cp = tune::compileTuned(lp.program, co, machine);
   printDiagnostics(a.program, cp);
   // The explanation goes to stdout unless a stage is printed there.
-  if (a.program.explain) (a.emit.empty() && a.dumpAfter.empty() ? std::cout : std::cerr) << cp.explanation;
+  printExplanation(a.program, cp, a.emit.empty() && a.dumpAfter.empty() ? std::cout : std::cerr);
   if (a.emit == "schedule") std::cout << cp.scheduleYaml;
   if (a.emit == "ast") std::cout << cp.astC;
   if (a.emit == "lir") std::cout << lir::toString(cp.kernel);

@@ -20,12 +20,18 @@ int optCommand(const OptArgs& a) {
   front::LoadedProgram lp = front::loadProgram(a.program.spec);
   driver::CompileOptions options = compileOptionsFrom(a.program);
   driver::Machine machine = machineFrom(a.program);
-  std::string decided;  // a search measures whole kernels; the pass then runs on its choice
+  Remarks decided;  // a search measures whole kernels; the pass then runs on its choice
   options = tune::withSearchedScheme(lp.program, options, machine, decided);
   driver::PassAlone alone{a.pass, std::nullopt};
   if (!a.treeFile.empty())
     alone.tree = driver::CompileOptions::ScheduleFile{a.treeFile, readTextFile(a.treeFile)};
-  std::cout << driver::runPassAlone(lp.program, options, machine, alone);
+  driver::PassAloneResult result = driver::runPassAlone(lp.program, options, machine, alone);
+  std::cout << result.output;
+  // The pass's remarks after its output: golden tests check both.
+  if (a.program.explain == "json")
+    std::cout << result.remarks.json();
+  else if (!a.program.explain.empty())
+    std::cout << result.remarks.text();
   return 0;
 }
 

@@ -23,8 +23,11 @@ void addProgramOptions(CLI::App* cmd, ProgramArgs& args) {
   }
   cmd->add_option("--hardware", args.hardwareFile,
                   "compile for the machine described in this JSON file (see 'tessel target --json')");
-  cmd->add_flag("--explain", args.explain,
-                "print the passes' decisions (tile sizes and the model's numbers)");
+  cmd->add_flag(
+         "--explain{text}", args.explain,
+         "print the passes' decisions (tile sizes and the model's numbers); --explain=json prints them "
+         "as structured remarks (pass, applied/missed/analysis, subject, message, named values)")
+      ->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--time-passes", args.timePasses, "print each compilation stage's wall time to stderr");
 }
 
@@ -48,6 +51,13 @@ driver::Machine machineFrom(const ProgramArgs& args) {
   return tune::machineFor(args.hardwareFile.empty()
                               ? target::detectHost()
                               : target::hardwareFromJson(readTextFile(args.hardwareFile), args.hardwareFile));
+}
+
+void printExplanation(const ProgramArgs& args, const driver::CompiledProgram& compiled, std::ostream& out) {
+  if (args.explain == "json")
+    out << compiled.remarks.json();
+  else if (!args.explain.empty())
+    out << compiled.remarks.text();
 }
 
 void printDiagnostics(const ProgramArgs& args, const driver::CompiledProgram& compiled) {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <map>
+#include <ostream>
 #include <string>
 
 #include "driver/Compile.h"
@@ -17,7 +18,7 @@ struct ProgramArgs {
   // The compile options as written, keyed by their row of driver/OptionTable.h ("" or absent: not given).
   std::map<std::string, std::string> options;
   std::string hardwareFile;  // JSON machine description
-  bool explain = false;
+  std::string explain;       // "" (not asked), "text" or "json"
   bool timePasses = false;
 };
 
@@ -31,5 +32,8 @@ driver::Machine machineFrom(const ProgramArgs& args);
 // Prints the compilation's warnings (compiled, but not as asked) and, with
 // --time-passes, each stage's time to stderr.
 void printDiagnostics(const ProgramArgs& args, const driver::CompiledProgram& compiled);
+// With --explain, the compilation's remarks: their lines, or with
+// --explain=json all their fields.
+void printExplanation(const ProgramArgs& args, const driver::CompiledProgram& compiled, std::ostream& out);
 
 }  // namespace tessel::cli

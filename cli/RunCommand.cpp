@@ -27,7 +27,7 @@ int runCommand(const RunArgs& a) {
   options.schemeThreads = a.threads;  // a scheme search times kernels as they will run
   driver::CompiledProgram cp = tune::compileTuned(lp.program, options, machineFrom(a.program));
   printDiagnostics(a.program, cp);
-  if (a.program.explain) std::cerr << cp.explanation;
+  printExplanation(a.program, cp, std::cerr);
   runtime::RunOptions ro;
   ro.check = a.check;
   ro.time = a.time;

@@ -91,8 +91,8 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
   state.program = program;
   target::PromotionPlan promotions;
   target::MicroKernelPlan microKernels;
-  ProgramPassContext programContext{options, hardware, isl.ctx(), out.explanation};
-  LoopPassContext loopContext{options, hardware, out.explanation};
+  ProgramPassContext programContext{options, hardware, isl.ctx(), out.remarks};
+  LoopPassContext loopContext{options, hardware, out.remarks};
   std::optional<PassContext> treeContext;  // once extracted
   auto runStage = [&](const Pipeline::Stage& stage) {
     std::visit(
@@ -101,7 +101,7 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
             [&](const Extraction& f) {
               state.scop.emplace(f(isl.ctx(), state.program));
               state.schedule = state.scop->initialSchedule;
-              treeContext.emplace(PassContext{*state.scop, options, hardware, out.explanation, out.warnings,
+              treeContext.emplace(PassContext{*state.scop, options, hardware, out.remarks, out.warnings,
                                               promotions, microKernels});
             },
             [&](const SchedulePass& f) {
@@ -145,6 +145,7 @@ CompiledProgram runPipeline(const Pipeline& pipeline, const te::Program& program
         userError("the pass '" + stage.info.name + "' does not run with these options (it runs " +
                   stage.info.when + ")");
       if (runs) {
+        out.remarks.setPass(stage.info.name);
         auto start = Clock::now();
         runStage(stage);
         out.passSeconds.emplace_back(stage.info.name,
@@ -203,32 +204,16 @@ CompiledProgram compileWith(const te::Program& program, const CompileOptions& op
               "does not: compile through tune::compileTuned (as the tessel command does)");
   if (!asksForModelChoice(options.scheme.text) && !asksForNoScheme(options.scheme.text))
     return runPipeline(pipeline, program, options, machine, alone);
-  // The scheme's decision first in --explain, then the compilation's.
-  std::string decided;
-  CompileOptions chosen = resolveModelChoice(program, options, machine, decided);
-  auto compileExplained = [&](const CompileOptions& o) {
-    CompiledProgram out = runPipeline(pipeline, program, o, machine, alone);
-    out.explanation = decided + out.explanation;
-    return out;
-  };
-  if (chosen.scheme.text.empty()) return compileExplained(chosen);
-  // The model's scheme may not graft into this program's schedule (a
-  // dependence on both sides of the contraction, reads not proven in
-  // range): then the compiler's own code, which the user did not opt out
-  // of. The dumps wait until the attempt succeeds, so none prints twice.
-  std::vector<std::string> dumps;
-  CompileOptions attempt = chosen;
-  if (options.dumpSink) attempt.dumpSink = [&dumps](const std::string& text) { dumps.push_back(text); };
-  try {
-    CompiledProgram out = compileExplained(attempt);
-    for (const auto& text : dumps) options.dumpSink(text);
-    return out;
-  } catch (const UserError& e) {
-    decided +=
-        "scheme auto: the scheme does not graft here (" + e.reason() + "); the compiler's own code instead\n";
-  }
-  chosen.scheme.text.clear();
-  return compileExplained(chosen);
+  // The scheme's decision first in --explain, then the compilation's. Where
+  // the model's scheme does not graft into this program's schedule (a
+  // dependence on both sides of the contraction, reads not proven in range),
+  // graft-microkernel leaves the tree to the compiler's own code and says so.
+  Remarks decided;
+  decided.setPass(kSchemeChoice);
+  CompiledProgram out =
+      runPipeline(pipeline, program, resolveModelChoice(program, options, machine, decided), machine, alone);
+  out.remarks.prepend(decided);
+  return out;
 }
 
 }  // namespace
@@ -238,9 +223,12 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
   return compileWith(program, options, machine, strategy, nullptr);
 }
 
-std::string runPassAlone(const te::Program& program, const CompileOptions& options, const Machine& machine,
-                         const PassAlone& alone, const TargetStrategy& strategy) {
-  return compileWith(program, options, machine, strategy, &alone).dump;
+PassAloneResult runPassAlone(const te::Program& program, const CompileOptions& options,
+                             const Machine& machine, const PassAlone& alone, const TargetStrategy& strategy) {
+  CompiledProgram compiled = compileWith(program, options, machine, strategy, &alone);
+  PassAloneResult out{std::move(compiled.dump), {}};
+  for (const Remark& r : compiled.remarks.find(alone.pass)) out.remarks.add(r);
+  return out;
 }
 
 }  // namespace tessel::driver

@@ -13,6 +13,7 @@
 #include "driver/Options.h"
 #include "driver/Strategy.h"
 #include "lir/Lir.h"
+#include "support/Remarks.h"
 
 namespace tessel::driver {
 
@@ -23,7 +24,7 @@ struct CompiledProgram {
   lir::Kernel kernel;
   std::string cSource;
   std::string dump;                   // text after options.dumpAfter ("" if none)
-  std::string explanation;            // the passes' decisions and the models behind them (--explain)
+  Remarks remarks;                    // the passes' decisions and the models behind them (--explain)
   std::vector<std::string> warnings;  // compiled, but not as asked (e.g. a scheduling fallback)
   // "O: scheme" for each contraction implemented by a TTILE scheme (given or chosen by the model).
   std::vector<std::string> microKernelSchemes;
@@ -39,14 +40,20 @@ CompiledProgram compile(const te::Program& program, const CompileOptions& option
 // One pass of the pipeline run alone (`tessel opt`): the stages before it run
 // as usual, except that with a tree the schedule-tree passes before it do not
 // run and the tree (checked against the dependences, marks kept) is its input;
-// the pipeline stops after it. Returns its output as --dump-after prints it.
+// the pipeline stops after it. Returns its output as --dump-after prints it,
+// and the remarks it made.
 // UserError for an unknown pass, a tree given to a pass that reads no tree,
 // or a pass that does not run under these options.
 struct PassAlone {
   std::string pass;
   std::optional<CompileOptions::ScheduleFile> tree;
 };
-std::string runPassAlone(const te::Program& program, const CompileOptions& options, const Machine& machine,
-                         const PassAlone& alone, const TargetStrategy& strategy = cpuStrategy());
+struct PassAloneResult {
+  std::string output;
+  Remarks remarks;  // the pass's own, not those of the stages before it
+};
+PassAloneResult runPassAlone(const te::Program& program, const CompileOptions& options,
+                             const Machine& machine, const PassAlone& alone,
+                             const TargetStrategy& strategy = cpuStrategy());
 
 }  // namespace tessel::driver

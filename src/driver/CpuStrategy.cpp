@@ -126,12 +126,15 @@ isl::schedule scheduleProgram(PassContext& c) {
       if (level.name == "L1" && level.capacityBytes > 0) target.residentBytes = level.capacityBytes / 8;
     schedule::VectorScenarios scenarios = schedule::buildVectorScenarios(c.scop, target);
     constraints = std::move(scenarios.tree);
-    c.explain += "schedule: vectorization scenarios (paper 004 Alg. 2):\n" + scenarios.explanation;
+    c.remarks.analysis("", "schedule: vectorization scenarios (paper 004 Alg. 2):\n" + scenarios.explanation,
+                       {{"constraints", "scenarios"}});
   } else if (c.options.scheduleConstraints) {
     constraints = schedule::parseConstraintTree(c.options.scheduleConstraints->text,
                                                 c.options.scheduleConstraints->origin, c.scop);
-    c.explain += "schedule: constraint tree from " + c.options.scheduleConstraints->origin + ":\n" +
-                 constraints->toString(c.scop);
+    c.remarks.analysis("",
+                       "schedule: constraint tree from " + c.options.scheduleConstraints->origin + ":\n" +
+                           constraints->toString(c.scop),
+                       {{"constraints", c.options.scheduleConstraints->origin}});
   }
   if (constraints) so.constraints = &*constraints;
   schedule::ScheduleResult r = scheduler->run(c.scop, so);
@@ -139,13 +142,13 @@ isl::schedule scheduleProgram(PassContext& c) {
                        : r.madeBy.find(" for ") == std::string::npos
                            ? r.madeBy
                            : std::string(scheduler->name()) + "'s scheduler, " + r.madeBy;
-  c.explain += "schedule: " + madeBy + "\n" + r.explanation;
+  c.remarks.applied("", "schedule: " + madeBy + "\n" + r.explanation, {{"scheduler", madeBy}});
   if (!r.fallback.empty()) {
     c.warnings.push_back("scheduling: " + r.fallback);
-    c.explain += "schedule: " + r.fallback + "\n";
+    c.remarks.missed("", "schedule: " + r.fallback, {{"reason", r.fallback}});
   }
-  c.explain += "schedule: the scheduler's tree (--dump-after schedule prints it whole):\n" +
-               schedule::scheduleOutline(r.tree);
+  c.remarks.analysis("", "schedule: the scheduler's tree (--dump-after schedule prints it whole):\n" +
+                             schedule::scheduleOutline(r.tree));
   std::string violation = schedule::scheduleViolation(c.scop, r.tree);
   if (!violation.empty())
     throw InternalError("schedule", std::string("the schedule of ") + scheduler->name() + "'s scheduler " +
@@ -194,7 +197,7 @@ Pipeline cpuPipeline() {
                  }},
                 [](const te::Program& program, ProgramPassContext& c) {
                   return fuse::inlineElementwise(c.ctx, program, inlineOptions(c.options, c.hardware),
-                                                 c.explain);
+                                                 c.remarks);
                 });
   p.extract({"extract", "the polyhedral model: domains, accesses, dependences, the initial tree"},
             [](isl::ctx ctx, const te::Program& program) { return poly::extractScop(ctx, program); });
@@ -210,7 +213,7 @@ Pipeline cpuPipeline() {
         schedule::SchedulerOptions so;
         so.timeLimit = c.options.scheduleTimeLimit;
         return fuse::groupQuasiIdentityNests(
-            c.scop, s, *schedule::makeScheduler(schedulerName(c.options.scheduler)), so, c.explain);
+            c.scop, s, *schedule::makeScheduler(schedulerName(c.options.scheduler)), so, c.remarks);
       });
   p.schedulePass(
       {"fuse-outer",
@@ -220,7 +223,7 @@ Pipeline cpuPipeline() {
        [](const CompileOptions& o, const target::Hardware&) {
          return o.fusion != Fusion::None && o.fusion != Fusion::Min;
        }},
-      [](const isl::schedule& s, PassContext& c) { return fuse::fuseOuterLoops(c.scop, s, c.explain); });
+      [](const isl::schedule& s, PassContext& c) { return fuse::fuseOuterLoops(c.scop, s, c.remarks); });
   p.schedulePass({"graft-microkernel",
                   "a contraction replaced by a TTILE scheme's micro-kernels (paper 002)",
                   {"schedule"}},
@@ -228,34 +231,35 @@ Pipeline cpuPipeline() {
                    target::cpu::GraftOptions go;
                    go.scheme = c.options.scheme.text;
                    go.origin = c.options.scheme.origin;
+                   go.optional = c.options.scheme.chosenByModel;
                    go.vectorIsa = target::vectorIsa(c.hardware);
                    if (!c.options.constantInputs.empty())
                      go.declaredConstant = [&c](const std::string& input) {
                        return c.options.constantInputs.has(input);
                      };
-                   return target::cpu::graftMicroKernels(c.scop, s, go, c.microKernels, c.explain);
+                   return target::cpu::graftMicroKernels(c.scop, s, go, c.microKernels, c.remarks);
                  });
   p.schedulePass(
       {"sink-across-bands", "a contiguous loop moved below the bands it would leave scalar", {"schedule"}},
       [](const isl::schedule& s, PassContext& c) {
-        return target::cpu::sinkAcrossBands(c.scop, s, c.explain);
+        return target::cpu::sinkAcrossBands(c.scop, s, c.remarks);
       });
   p.schedulePass({"tile", "bands tiled for the caches (paper 000 Auto Tiling, --tiles)", {"schedule"}},
                  [](const isl::schedule& s, PassContext& c) {
-                   return tile::tileBands(c.scop, s, tilingOptions(c), c.explain);
+                   return tile::tileBands(c.scop, s, tilingOptions(c), c.remarks);
                  });
   p.schedulePass({"sink-contiguous", "the contiguous member of a point band made innermost", {"tile"}},
                  [](const isl::schedule& s, PassContext& c) {
                    return target::cpu::sinkContiguousMember(c.scop, s, packingBudget(c),
-                                                            c.options.registerTransposes, c.explain);
+                                                            c.options.registerTransposes, c.remarks);
                  });
   p.schedulePass({"distribute-inner", "inner loops of a fused tile split per statement", {"tile"}},
                  [](const isl::schedule& s, PassContext& c) {
-                   return target::cpu::distributeInnerLoops(c.scop, s, c.explain);
+                   return target::cpu::distributeInnerLoops(c.scop, s, c.remarks);
                  });
   p.schedulePass({"mark-vector", "the loops to vectorize marked", {"sink-contiguous"}},
                  [](const isl::schedule& s, PassContext& c) {
-                   return target::cpu::markVectorLoops(c.scop, s, c.options.registerTransposes, c.explain);
+                   return target::cpu::markVectorLoops(c.scop, s, c.options.registerTransposes, c.remarks);
                  });
   p.schedulePass({"promote",
                   "reused operand tiles copied into contiguous buffers (packing)",
@@ -266,7 +270,7 @@ Pipeline cpuPipeline() {
                   }},
                  [](const isl::schedule& s, PassContext& c) {
                    return target::cpu::promoteOperands(c.scop, s, promotionOptions(c), c.promotions,
-                                                       c.explain);
+                                                       c.remarks);
                  });
   p.schedulePass(
       {"basteln",
@@ -283,21 +287,21 @@ Pipeline cpuPipeline() {
         // Half the largest private cache: the slices and the consumer's own tile share it.
         for (const auto& level : tilingOptions(c).levels)
           if (level.sharedBy <= 1) bo.sliceBytesLimit = std::max(bo.sliceBytesLimit, level.capacityBytes / 2);
-        return fuse::fuseIntoTiles(c.scop, s, bo, c.explain);
+        return fuse::fuseIntoTiles(c.scop, s, bo, c.remarks);
       });
   // Before contraction: a temporary's buffer stays out of the loops the
   // register tiler jams, whose iterations need their own values at once.
   p.schedulePass({"mark-unroll-jam", "the loops the register tiler unrolls and jams marked", {"mark-vector"}},
                  [](const isl::schedule& s, PassContext& c) {
-                   return target::cpu::markUnrollJamLoops(c.scop, s, c.explain);
+                   return target::cpu::markUnrollJamLoops(c.scop, s, c.remarks);
                  });
   p.schedulePass({"contract", "temporaries contracted to per-tile buffers", {"mark-unroll-jam"}},
                  [](const isl::schedule& s, PassContext& c) {
-                   return target::cpu::contractTemporaries(c.scop, s, c.promotions, c.explain);
+                   return target::cpu::contractTemporaries(c.scop, s, c.promotions, c.remarks);
                  });
   p.schedulePass({"serialize-racy-tiles", "tiles that would race run on one thread", {"contract"}},
                  [](const isl::schedule& s, PassContext& c) {
-                   return target::cpu::serializeRacyTiles(c.scop, s, c.promotions, c.explain);
+                   return target::cpu::serializeRacyTiles(c.scop, s, c.promotions, c.remarks);
                  });
   p.schedulePass(
       {"mark-parallel", "the outermost parallel loops marked for OpenMP", {"serialize-racy-tiles"}},
@@ -317,12 +321,12 @@ Pipeline cpuPipeline() {
               "unless --vectorize off",
               vectorizing},
              [](const lir::Kernel& k, LoopPassContext& c) {
-               return lir::coalesceLoops(k, lir::f32Lanes(target::vectorIsa(c.hardware)), c.explain);
+               return lir::coalesceLoops(k, lir::f32Lanes(target::vectorIsa(c.hardware)), c.remarks);
              });
   p.loopPass(
       {"vectorize", "marked loops as SIMD code (AVX-512, AVX2)", {}, "unless --vectorize off", vectorizing},
       [](const lir::Kernel& k, LoopPassContext& c) {
-        return lir::vectorizeLoops(k, target::vectorIsa(c.hardware), c.explain);
+        return lir::vectorizeLoops(k, target::vectorIsa(c.hardware), c.remarks);
       });
   p.loopPass(
       {"register-tile",
@@ -330,7 +334,7 @@ Pipeline cpuPipeline() {
        {"vectorize"},
        "unless --vectorize off",
        vectorizing},
-      [](const lir::Kernel& k, LoopPassContext& c) { return lir::registerTile(k, k.vectorIsa, c.explain); });
+      [](const lir::Kernel& k, LoopPassContext& c) { return lir::registerTile(k, k.vectorIsa, c.remarks); });
   p.loopPass({"stream-stores",
               "non-temporal stores for large outputs never read back",
               {"vectorize"},
@@ -339,7 +343,7 @@ Pipeline cpuPipeline() {
                 return streamingStoreThreshold(o, h).has_value();
               }},
              [](const lir::Kernel& k, LoopPassContext& c) {
-               return lir::markStreamingStores(k, *streamingStoreThreshold(c.options, c.hardware), c.explain);
+               return lir::markStreamingStores(k, *streamingStoreThreshold(c.options, c.hardware), c.remarks);
              });
   p.emit({"emit-c", "C with intrinsics and OpenMP"}, [](const lir::Kernel& k) { return backend::emitC(k); });
   return p;

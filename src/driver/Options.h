@@ -94,6 +94,9 @@ struct CompileOptions {
   struct SchemeText {
     std::string origin = "--scheme";  // where the text came from, for messages
     std::string text = "auto";
+    // Chosen by the model (--scheme auto), not written by the user: where it
+    // does not graft, the compiler's own code runs instead of an error.
+    bool chosenByModel = false;
   };
   SchemeText scheme;
   // Scheme text "search" (or "TENSOR: search"): the scheme is searched for

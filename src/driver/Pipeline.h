@@ -16,6 +16,7 @@
 #include "lir/AstToLir.h"
 #include "lir/Lir.h"
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 #include "target/Hardware.h"
 #include "target/MicroKernelPlan.h"
 #include "target/Promotion.h"
@@ -31,7 +32,7 @@ struct ProgramPassContext {
   const CompileOptions& options;
   const target::Hardware& hardware;
   isl::ctx ctx;
-  std::string& explain;
+  Remarks& remarks;
 };
 
 // What a schedule-tree pass, AST generation and lowering to the loop IR may
@@ -40,7 +41,7 @@ struct PassContext {
   const poly::Scop& scop;
   const CompileOptions& options;
   const target::Hardware& hardware;
-  std::string& explain;
+  Remarks& remarks;
   std::vector<std::string>& warnings;     // shown to the user whatever the flags
   target::PromotionPlan& promotions;      // what the promotion pass marked, for code generation
   target::MicroKernelPlan& microKernels;  // the contractions grafted as micro-kernels
@@ -50,7 +51,7 @@ struct PassContext {
 struct LoopPassContext {
   const CompileOptions& options;
   const target::Hardware& hardware;
-  std::string& explain;
+  Remarks& remarks;
 };
 
 using ProgramPass = std::function<te::Program(const te::Program&, ProgramPassContext&)>;

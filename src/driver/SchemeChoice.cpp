@@ -25,7 +25,7 @@ bool asksForModelChoice(const std::string& schemeText) { return trimmed(schemeTe
 bool asksForNoScheme(const std::string& schemeText) { return trimmed(schemeText) == "none"; }
 
 CompileOptions resolveModelChoice(const te::Program& program, CompileOptions options, const Machine& machine,
-                                  std::string& explain) {
+                                  Remarks& remarks) {
   if (asksForNoScheme(options.scheme.text)) options.scheme.text.clear();
   if (!asksForModelChoice(options.scheme.text)) return options;
   options.scheme.text.clear();
@@ -39,8 +39,9 @@ CompileOptions resolveModelChoice(const te::Program& program, CompileOptions opt
     why = "--schedule gives the tree";
   else if (options.scheduleConstraints)
     why = "--schedule-constraints steer the scheduler";
+  const std::string& tensor = contraction->output.tensor;
   if (!why.empty()) {
-    explain += prefix + "no scheme (" + why + ")\n";
+    remarks.missed(tensor, prefix + "no scheme (" + why + ")", {{"reason", why}});
     return options;
   }
   const target::Hardware& host = machine.hardware;
@@ -48,15 +49,19 @@ CompileOptions resolveModelChoice(const te::Program& program, CompileOptions opt
   std::vector<microkernel::SchemeCandidate> ranked =
       microkernel::rankedSchemes(*contraction, host, machine.microKernels, why, &classesUsed);
   if (ranked.empty()) {
-    explain += prefix + "no scheme (" + why + ")\n";
+    remarks.missed(tensor, prefix + "no scheme (" + why + ")", {{"reason", why}});
     return options;
   }
   microkernel::preferParallel(ranked, *contraction, host,
                               options.schemeThreads > 0 ? options.schemeThreads : host.cores);
   options.scheme.text = contraction->output.tensor + ": " + ranked.front().scheme;
   options.scheme.origin = "--scheme auto";
-  explain += prefix + "the best-modelled of " + std::to_string(ranked.size()) + " schemes from " +
-             classesUsed + ", unmeasured: [" + ranked.front().scheme + "]\n";
+  options.scheme.chosenByModel = true;
+  remarks.applied(
+      tensor,
+      prefix + "the best-modelled of " + std::to_string(ranked.size()) + " schemes from " + classesUsed +
+          ", unmeasured: [" + ranked.front().scheme + "]",
+      {{"scheme", ranked.front().scheme}, {"candidates", ranked.size()}, {"classes", classesUsed}});
   return options;
 }
 

@@ -7,6 +7,7 @@
 
 #include "driver/Machine.h"
 #include "driver/Options.h"
+#include "support/Remarks.h"
 #include "tessel/te.h"
 
 namespace tessel::driver {
@@ -25,8 +26,12 @@ bool asksForNoScheme(const std::string& schemeText);
 // (matmuls, a 7x7 window, one-channel stencils, where it did not or was not
 // measured), and none when the user steers the schedule (--schedule,
 // --schedule-constraints) or turns vectorization off. The classes are the
-// machine's. Appends what was decided to `explain`.
+// machine's. Adds what was decided to `remarks` (subject: the contraction's
+// output tensor; "scheme" when one was chosen, "reason" when none was).
 CompileOptions resolveModelChoice(const te::Program& program, CompileOptions options, const Machine& machine,
-                                  std::string& explain);
+                                  Remarks& remarks);
+
+// The name its remarks carry: it runs before the pipeline, not as a stage.
+inline constexpr const char* kSchemeChoice = "scheme-auto";
 
 }  // namespace tessel::driver

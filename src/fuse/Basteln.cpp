@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fuse/FusionTree.h"
@@ -42,10 +44,29 @@ struct Slice {
   bool coConsumer = false;
 };
 
+Remarks::Values joined(Remarks::Values first, const Remarks::Values& then) {
+  first.insert(first.end(), then.begin(), then.end());
+  return first;
+}
+
+// Where producers run for a consumer, as its remarks name it.
+struct Place {
+  std::string text;      // "the tiles of S3 S2 S1"
+  std::string consumer;  // "S3 S2 S1"
+  std::string kind;      // "tiles", "outer-tile-loops" (a row of tiles) or "untiled-outer-loop"
+  int tileLoops = 0;     // the outer tile loops, for "outer-tile-loops"
+
+  Remarks::Values values() const {
+    Remarks::Values out{{"consumer", consumer}, {"place", kind}};
+    if (tileLoops > 0) out.emplace_back("tile_loops", tileLoops);
+    return out;
+  }
+};
+
 class TileFusion {
  public:
-  TileFusion(const poly::Scop& scop, const BastelnOptions& options, std::string& explain)
-      : scop_(scop), options_(options), explain_(explain) {}
+  TileFusion(const poly::Scop& scop, const BastelnOptions& options, Remarks& remarks)
+      : scop_(scop), options_(options), remarks_(remarks) {}
 
   isl::schedule run(const isl::schedule& schedule) {
     // Sequences by path, deepest first: fusion inserts nodes below the
@@ -80,8 +101,10 @@ class TileFusion {
           // (A producer recomputed everywhere else keeps an empty nest: nothing to say.)
           std::string names = schedule::statementNames(schedule::nodeDomain(tiles));
           if (!names.empty())
-            explain_ +=
-                "basteln: tiles of " + names + " made for fusion removed (nothing was recomputed in them)\n";
+            remarks_.applied(
+                names,
+                "basteln: tiles of " + names + " made for fusion removed (nothing was recomputed in them)",
+                {{"action", "tiles-removed"}, {"reason", "nothing was recomputed in them"}});
           node = isl::manage(isl_schedule_node_delete(node.release()));  // now the tile band
           // Its isolate option anchors it; the point band needs none.
           node = node.as<isl::schedule_node_band>().set_ast_build_options(isl::union_set::empty(node.ctx()));
@@ -158,14 +181,16 @@ class TileFusion {
       isl::schedule_node sequence = at(candidate, path);
       std::optional<isl::schedule_node_band> tiles = consumerTiles(sequence.child(i));
       if (!tiles || !schedule::queryable(*tiles)) continue;
-      std::string consumer = (untiled ? "each iteration of the untiled outer loop of " : "the tiles of ") +
-                             schedule::statementNames(instancesAt(sequence.child(i)));
+      std::string consumerNames = schedule::statementNames(instancesAt(sequence.child(i)));
+      Place consumer{
+          (untiled ? "each iteration of the untiled outer loop of " : "the tiles of ") + consumerNames,
+          consumerNames, untiled ? "untiled-outer-loop" : "tiles"};
       std::vector<Slice> coConsumers;
       isl::schedule unsplit = candidate;
-      std::string unsplitConsumer = consumer;
-      std::string unsplitNotes;  // why no nest runs in the whole tiles
-      std::string coNotes;       // the same for the tiles kept
-      int splitAfter = 0;        // tile loops the co-consumers run in, when the tile band was split
+      Place unsplitConsumer = consumer;
+      Remarks unsplitNotes;  // why no nest runs in the whole tiles
+      Remarks coNotes;       // the same for the tiles kept
+      int splitAfter = 0;    // tile loops the co-consumers run in, when the tile band was split
       if (!untiled) {
         bool severalTiles = false;
         coConsumers = coConsumersOf(sequence, i, *tiles, sliced, consumer, unsplitNotes, severalTiles);
@@ -179,14 +204,15 @@ class TileFusion {
           isl::schedule_node splitSequence = at(split, path);
           std::optional<isl::schedule_node_band> outer = consumerTiles(splitSequence.child(i));
           if (!outer || !schedule::queryable(*outer)) break;
-          std::string rowsOfTiles = "the outer " + std::to_string(d) + " tile loop(s) of " +
-                                    schedule::statementNames(instancesAt(sequence.child(i)));
-          std::string splitNotes;
+          Place rowsOfTiles{"the outer " + std::to_string(d) + " tile loop(s) of " + consumerNames,
+                            consumerNames, "outer-tile-loops", d};
+          Remarks splitNotes;
           std::vector<Slice> found =
               coConsumersOf(splitSequence, i, *outer, sliced, rowsOfTiles, splitNotes, severalTiles);
           if (found.empty()) {
             // (Fewer tile loops help only nests refused for running in several tiles.)
-            coNotes = unsplitNotes + splitNotes;
+            coNotes = unsplitNotes;
+            coNotes.append(splitNotes);
             continue;
           }
           candidate = split;
@@ -198,7 +224,7 @@ class TileFusion {
           splitAfter = d;
         }
       }
-      std::string sliceNotes;
+      Remarks sliceNotes;
       std::vector<Slice> slices = slicesFor(sequence, i, *tiles, consumer, untiled, coConsumers, sliceNotes);
       bool moved = std::any_of(slices.begin(), slices.end(), [](const Slice& s) { return s.coConsumer; });
       if (splitAfter > 0 && !moved) {
@@ -209,36 +235,48 @@ class TileFusion {
         tiles = consumerTiles(sequence.child(i));
         consumer = unsplitConsumer;
         coNotes = unsplitNotes;
-        sliceNotes.clear();
+        sliceNotes = Remarks();
         slices = slicesFor(sequence, i, *tiles, consumer, untiled, {}, sliceNotes);
         splitAfter = 0;
       }
-      explain_ += coNotes + sliceNotes;
+      say(coNotes);
+      say(sliceNotes);
       if (slices.empty()) continue;
       std::string why;
       std::optional<isl::schedule> fused = build(candidate, path, i, slices, why);
       if (!fused) {
-        explain_ += "basteln: no fusion into " + consumer + " (" + why + ")\n";
+        std::string producers;
+        for (const auto& s : slices)
+          producers += (producers.empty() ? "" : " ; ") + schedule::statementNames(s.domain);
+        remarks_.missed(
+            consumer.consumer, "basteln: no fusion into " + consumer.text + " (" + why + ")",
+            joined({{"action", "no-fusion"}, {"reason", why}, {"producers", producers}}, consumer.values()));
         continue;
       }
       schedule = *fused;
       for (const auto& s : slices) {
         sliced[static_cast<size_t>(s.child)] = true;
+        std::string names = schedule::statementNames(s.domain);
         if (s.coConsumer) {
-          explain_ += "basteln: " + schedule::statementNames(s.domain) + " runs in " + consumer +
-                      " (Alg. 4, identical case: it reads the values their slices hold; each of its "
-                      "instances in one " +
-                      (splitAfter > 0 ? "row of tiles" : "tile") + ")\n";
+          remarks_.applied(names,
+                           "basteln: " + names + " runs in " + consumer.text +
+                               " (Alg. 4, identical case: it reads the values their slices hold; each of its "
+                               "instances in one " +
+                               (splitAfter > 0 ? "row of tiles" : "tile") + ")",
+                           joined({{"action", "moved"}}, consumer.values()));
           continue;
         }
         char share[32];
         std::snprintf(share, sizeof share, "%.0f%%", 100 * s.redundancy);
-        explain_ += "basteln: " + schedule::statementNames(s.domain) + " recomputed in " + consumer + " (a " +
-                    s.tileBox + " slice per " +
-                    (untiled          ? "iteration"
-                     : splitAfter > 0 ? "row of tiles"
-                                      : "tile") +
-                    ", about " + share + " recomputation)\n";
+        remarks_.applied(names,
+                         "basteln: " + names + " recomputed in " + consumer.text + " (a " + s.tileBox +
+                             " slice per " +
+                             (untiled          ? "iteration"
+                              : splitAfter > 0 ? "row of tiles"
+                                               : "tile") +
+                             ", about " + share + " recomputation)",
+                         joined(joined({{"action", "recomputed"}}, consumer.values()),
+                                {{"slice", s.tileBox}, {"redundancy", s.redundancy}}));
       }
     }
     return schedule;
@@ -256,7 +294,7 @@ class TileFusion {
   // run in several tiles (fewer tile loops may do).
   std::vector<Slice> coConsumersOf(const isl::schedule_node& sequence, int consumer,
                                    const isl::schedule_node_band& tiles, const std::vector<bool>& sliced,
-                                   const std::string& where, std::string& notes, bool& severalTiles) {
+                                   const Place& where, Remarks& notes, bool& severalTiles) {
     severalTiles = false;
     std::vector<Slice> result;
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return result;
@@ -281,8 +319,9 @@ class TileFusion {
       isl::union_set shared = read.domain().intersect(flow.intersect_range(consumerDomain).domain());
       if (shared.is_empty()) continue;
       std::string names = schedule::statementNames(domain);
-      auto refuse = [&](const std::string& why) {
-        notes += "basteln: " + names + " does not run in " + where + " (Alg. 4: " + why + ")\n";
+      auto refuse = [&](const std::string& why, const Remarks::Values& extra = {}) {
+        notes.missed(names, "basteln: " + names + " does not run in " + where.text + " (Alg. 4: " + why + ")",
+                     joined(joined({{"action", "not-moved"}, {"reason", why}}, where.values()), extra));
       };
       if (!validity.intersect_domain(before).intersect_range(domain).is_empty() ||
           !validity.intersect_domain(domain).intersect_range(before).is_empty()) {
@@ -311,7 +350,8 @@ class TileFusion {
       if (!enoughTiles) enoughTiles = options_.cores <= 1 || atLeastPoints(inTile.domain(), options_.cores);
       if (!*enoughTiles) {
         refuse("the tiles are fewer than the " + std::to_string(options_.cores) +
-               " threads, and its own loops would run on one thread per tile");
+                   " threads, and its own loops would run on one thread per tile",
+               {{"threads", options_.cores}});
         continue;
       }
       result.push_back(Slice{k, domain, executions, 0, "", true});
@@ -363,14 +403,14 @@ class TileFusion {
     return false;
   }
 
-  // `where`: "the tiles of S1", for the explanation. `rows`: the tiles are
+  // `where`: the tiles of S1, for the remarks. `rows`: the tiles are
   // the iterations of an untiled consumer's outer loop. `coConsumers`: later
   // nests that run in the tiles too (coConsumersOf); they join the slices
   // only when some producer is recomputed for them.
   // Refusals go to `notes`.
   std::vector<Slice> slicesFor(const isl::schedule_node& sequence, int consumer,
-                               const isl::schedule_node_band& tiles, const std::string& where, bool rows,
-                               const std::vector<Slice>& coConsumers, std::string& notes) {
+                               const isl::schedule_node_band& tiles, const Place& where, bool rows,
+                               const std::vector<Slice>& coConsumers, Remarks& notes) {
     std::vector<Slice> slices;
     // d = 1: the tiles must keep an outer parallel loop.
     if (tiles.n_member() == 0 || !tiles.member_get_coincident(0)) return slices;
@@ -394,8 +434,9 @@ class TileFusion {
       isl::union_set readers = out.range().subtract(domain);
       if (readers.is_empty()) continue;
       std::string names = schedule::statementNames(domain);
-      auto refuse = [&](const std::string& why) {
-        notes += "basteln: " + names + " not recomputed in " + where + " (" + why + ")\n";
+      auto refuse = [&](const std::string& why, const Remarks::Values& extra = {}) {
+        notes.missed(names, "basteln: " + names + " not recomputed in " + where.text + " (" + why + ")",
+                     joined(joined({{"action", "not-recomputed"}, {"reason", why}}, where.values()), extra));
       };
       if (!scop_.writes.intersect_domain(domain).intersect_range(scop_.outputElements()).is_empty()) {
         refuse("it writes program outputs");
@@ -422,7 +463,8 @@ class TileFusion {
         std::optional<int64_t> bytes = sliceBytes(together);
         if (bytes && *bytes <= options_.sliceBytesLimit) {
           refuse("its values for one iteration of the loops around it and its readers (" + kibText(*bytes) +
-                 ") already stay in the caches");
+                     ") already stay in the caches",
+                 {{"bytes", *bytes}});
           continue;
         }
       }
@@ -462,7 +504,7 @@ class TileFusion {
         std::snprintf(text, sizeof text,
                       "about %.0f%% of its executions would be recomputations, limit %.0f%%",
                       100 * slice.redundancy, 100 * options_.redundancyLimit);
-        refuse(text);
+        refuse(text, {{"redundancy", slice.redundancy}, {"redundancy_limit", options_.redundancyLimit}});
         continue;
       }
       // A slice the caches cannot hold between its producer and the
@@ -471,9 +513,12 @@ class TileFusion {
       if (options_.sliceBytesLimit > 0 && options_.redundancyLimit < 1) {
         std::optional<int64_t> bytes = sliceBytes(slice);
         if (!bytes || sliceBytesSoFar + *bytes > options_.sliceBytesLimit) {
+          Remarks::Values extra{{"others_bytes", sliceBytesSoFar}, {"bytes_limit", options_.sliceBytesLimit}};
+          if (bytes) extra.emplace_back("slice_bytes", *bytes);
           refuse("its slice per tile" + (bytes ? " (" + kibText(*bytes) + ")" : std::string()) +
-                 " with the others' would not stay in the caches (limit " +
-                 kibText(options_.sliceBytesLimit) + ")");
+                     " with the others' would not stay in the caches (limit " +
+                     kibText(options_.sliceBytesLimit) + ")",
+                 extra);
           continue;
         }
         sliceBytesSoFar += *bytes;
@@ -573,7 +618,7 @@ class TileFusion {
     isl::schedule_node sequence = at(schedule, path);
     // A co-consumer's register tiles are marked before it moves (mark-unroll-jam
     // cannot query nests under an extension node).
-    std::string marked;  // (said only when the fusion stands)
+    Remarks marked;  // (said only when the fusion stands)
     for (const auto& s : slices)
       if (s.coConsumer)
         sequence = target::cpu::markUnrollJamLoopsBelow(scop_, sequence.child(s.child).child(0), marked)
@@ -677,7 +722,7 @@ class TileFusion {
       why = "the fused tree " + violation;
       return std::nullopt;
     }
-    explain_ += marked;
+    say(marked);
     return result;
   }
 
@@ -699,16 +744,21 @@ class TileFusion {
     return live;
   }
 
+  // Remarks made aside (kept or dropped as the fusion goes), in the pass's log.
+  void say(const Remarks& notes) {
+    for (const Remark& remark : notes.all()) remarks_.add(remark);
+  }
+
   const poly::Scop& scop_;
   const BastelnOptions& options_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
 
 isl::schedule fuseIntoTiles(const poly::Scop& scop, const isl::schedule& schedule,
-                            const BastelnOptions& options, std::string& explain) {
-  return TileFusion(scop, options, explain).run(schedule);
+                            const BastelnOptions& options, Remarks& remarks) {
+  return TileFusion(scop, options, remarks).run(schedule);
 }
 
 }  // namespace tessel::fuse

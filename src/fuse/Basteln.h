@@ -44,6 +44,7 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 #include "target/Promotion.h"
 
 namespace tessel::fuse {
@@ -69,8 +70,10 @@ struct BastelnOptions {
   int cores = 1;
 };
 
-// Appends one line per fused producer (or why one was not fused) to `explain`.
+// Adds to `remarks` one remark per fused producer (or why one was not fused),
+// its "action" ("recomputed", "moved", "tiles-removed"; missed:
+// "not-recomputed", "not-moved", "no-fusion") and its "consumer" and "place".
 isl::schedule fuseIntoTiles(const poly::Scop& scop, const isl::schedule& schedule,
-                            const BastelnOptions& options, std::string& explain);
+                            const BastelnOptions& options, Remarks& remarks);
 
 }  // namespace tessel::fuse

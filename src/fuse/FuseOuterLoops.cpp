@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "schedule/CheckSchedule.h"
@@ -45,7 +46,7 @@ bool sameIteration(const isl::union_map& outerPairs) {
 
 class OuterFusion {
  public:
-  OuterFusion(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+  OuterFusion(const poly::Scop& scop, Remarks& remarks) : scop_(scop), remarks_(remarks) {}
 
   // Inner sequences first, so that a nest fused there offers its new outer
   // band here; the sequences a fusion creates are visited in turn (each
@@ -251,25 +252,30 @@ class OuterFusion {
     for (const auto& group : found) {
       std::ostringstream os;
       os << "fuse-outer: one parallel loop over";
+      std::string statements, nests, members;
       for (size_t k = 0; k < group.size(); ++k) {
+        std::string names = schedule::statementNames(group[k].domain);
         os << (k ? " ;" : "");
-        os << " " << schedule::statementNames(group[k].domain);
+        os << " " << names;
         if (group[k].member != 0) os << " (band member " << group[k].member << ")";
+        statements += (k ? " " : "") + names;
+        nests += (k ? " ; " : "") + names;
+        members += (k ? " " : "") + std::to_string(group[k].member);
       }
-      os << "\n";
-      explain_ += os.str();
+      remarks_.applied(statements, os.str(),
+                       {{"nests", nests}, {"nest_count", group.size()}, {"band_members", members}});
     }
   }
 
   const poly::Scop& scop_;
-  std::string& explain_;
+  Remarks& remarks_;
   isl::schedule_node sequence_;  // the one `groups` works on
 };
 
 }  // namespace
 
-isl::schedule fuseOuterLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain) {
-  return OuterFusion(scop, explain).visit(schedule.root()).schedule();
+isl::schedule fuseOuterLoops(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks) {
+  return OuterFusion(scop, remarks).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::fuse

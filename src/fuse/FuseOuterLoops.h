@@ -24,10 +24,12 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 
 namespace tessel::fuse {
 
-// Appends one line per fused group to `explain`.
-isl::schedule fuseOuterLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain);
+// Adds one applied remark per fused group to `remarks`: its statements, its
+// "nests" ("S0 S1 ; S2"), their count and the band member each contributes.
+isl::schedule fuseOuterLoops(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks);
 
 }  // namespace tessel::fuse

@@ -10,6 +10,8 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "schedule/CheckSchedule.h"
@@ -65,6 +67,14 @@ isl::union_map coordinatesOf(const isl::union_set& instances, unsigned first, un
   return result;
 }
 
+// How a group's band was made, for its remark.
+struct GroupBand {
+  std::string how;           // the remark's words: "isl's band over the group, 3 loops"
+  std::string construction;  // "scheduler" or "shared-coordinates"
+  std::string scheduler;     // the scheduler's name, for "scheduler"
+  int loops = 0;             // the band's members
+};
+
 // One child of the top sequence.
 struct Nest {
   isl::union_set filter;
@@ -75,8 +85,8 @@ struct Nest {
 class QuasiIdentityGrouping {
  public:
   QuasiIdentityGrouping(const poly::Scop& scop, const schedule::Scheduler& scheduler,
-                        const schedule::SchedulerOptions& groupScheduling, std::string& explain)
-      : scop_(scop), scheduler_(scheduler), groupScheduling_(groupScheduling), explain_(explain) {}
+                        const schedule::SchedulerOptions& groupScheduling, Remarks& remarks)
+      : scop_(scop), scheduler_(scheduler), groupScheduling_(groupScheduling), remarks_(remarks) {}
 
   isl::schedule run(const isl::schedule& schedule) {
     isl::schedule_node sequence = schedule.root().child(0);
@@ -85,7 +95,7 @@ class QuasiIdentityGrouping {
     for (int i = 0; i < n; ++i) nests_.push_back(nestAt(sequence, i));
     std::vector<std::vector<int>> groups = formGroups();
     if (static_cast<int>(groups.size()) == n) {
-      explain_ += reasons_;
+      say(reasons_);
       return schedule;
     }
 
@@ -96,7 +106,8 @@ class QuasiIdentityGrouping {
     bool whole = groups.size() == 1;
     if (!whole) top = top.insert_sequence(filters);
     auto keepEveryMark = [](const std::string&) { return true; };
-    std::string lines;
+    std::vector<Remark> lines;  // (said only when the grouped tree stands)
+    std::string grouped;        // the groups of several nests, "S3 S2 S1 ; S4 S5"
     for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
       const std::vector<int>& group = groups[static_cast<size_t>(g)];
       isl::schedule_node leaf = whole ? top : top.child(g).child(0);
@@ -106,24 +117,42 @@ class QuasiIdentityGrouping {
                   .parent();
         continue;
       }
-      std::string how;
-      isl::schedule tree = groupTree(sequence, group, how);
+      GroupBand band;
+      isl::schedule tree = groupTree(sequence, group, band);
       top = schedule::copySubtree(leaf, tree.root().child(0), keepEveryMark);
       if (!whole) top = top.parent().parent();
-      lines +=
-          "basteln-group: one band over " + schedule::statementNames(domainOf(group)) + " (" + how + ")\n";
+      std::string names = schedule::statementNames(domainOf(group));
+      grouped += (grouped.empty() ? "" : " ; ") + names;
+      Remark line;
+      line.kind = RemarkKind::Applied;
+      line.subject = names;
+      line.message = "basteln-group: one band over " + names + " (" + band.how + ")";
+      line.values = {
+          {"construction", band.construction}, {"loops", band.loops}, {"nest_count", group.size()}};
+      if (!band.scheduler.empty()) line.values.emplace_back("scheduler", band.scheduler);
+      lines.push_back(std::move(line));
     }
     isl::schedule result = top.schedule();
     if (std::string violation = schedule::scheduleViolation(scop_, result); !violation.empty()) {
-      explain_ += reasons_ + "basteln-group: the grouped tree is not valid (the schedule " + violation +
-                  "); the nests stay apart\n";
+      say(reasons_);
+      remarks_.missed(
+          "",
+          "basteln-group: the grouped tree is not valid (the schedule " + violation +
+              "); the nests stay apart",
+          {{"reason", "the grouped tree is not valid"}, {"violation", violation}, {"groups", grouped}});
       return schedule;
     }
-    explain_ += reasons_ + lines;
+    say(reasons_);
+    say(lines);
     return result;
   }
 
  private:
+  // Remarks held back until the pass knows which stand.
+  void say(const std::vector<Remark>& pending) {
+    for (const Remark& remark : pending) remarks_.add(remark);
+  }
+
   isl::union_set domainOf(const std::vector<int>& group) const {
     isl::union_set domain = nests_[static_cast<size_t>(group.front())].filter;
     for (size_t k = 1; k < group.size(); ++k)
@@ -199,18 +228,27 @@ class QuasiIdentityGrouping {
             .unite(scop_.deps.flow.intersect_domain(next.filter).intersect_range(groupDomain));
     if (flow.is_empty()) return false;  // not linked (yet): another member may link it later
     std::string names = schedule::statementNames(next.filter);
-    auto refuse = [&](const std::string& why) {
+    auto refuse = [&](const std::string& why, const Remarks::Values& extra = {}) {
       // (The group named by the nest that started it: it grows while it is built.)
-      std::string line = "basteln-group: " + names + " stays out of the group of " +
-                         schedule::statementNames(nests_[static_cast<size_t>(group.front())].filter) + " (" +
-                         why + ")\n";
-      if (reported_.insert(line).second) reasons_ += line;
+      std::string groupNames = schedule::statementNames(nests_[static_cast<size_t>(group.front())].filter);
+      std::string line =
+          "basteln-group: " + names + " stays out of the group of " + groupNames + " (" + why + ")";
+      if (reported_.insert(line).second) {
+        Remark reason;
+        reason.kind = RemarkKind::Missed;
+        reason.subject = names;
+        reason.message = line;
+        reason.values = {{"group", groupNames}, {"reason", why}};
+        reason.values.insert(reason.values.end(), extra.begin(), extra.end());
+        reasons_.push_back(std::move(reason));
+      }
       return false;
     };
     if (shared == 0) return refuse("no coordinates in common");
     isl::union_set allDomain = groupDomain.unite(next.filter);
     if (std::string contraction = contractionCutByTheSharedLoops(allDomain, shared); !contraction.empty())
-      return refuse("contraction " + contraction + " would lose its register tiles in the group");
+      return refuse("contraction " + contraction + " would lose its register tiles in the group",
+                    {{"contraction", contraction}});
     if (!allMaps(flow, isQuasiIdentity)) return refuse("a dependence is not quasi-identity");
     // Anti and output dependences need only the shared coordinates equal:
     // the sequence under the shared band orders the rest.
@@ -305,7 +343,7 @@ class QuasiIdentityGrouping {
 
   // The subtree of a group of nests (its root is a domain node).
   isl::schedule groupTree(const isl::schedule_node& sequence, const std::vector<int>& group,
-                          std::string& how) const {
+                          GroupBand& chosen) const {
     isl::union_set domain = domainOf(group);
     unsigned shared = fewestCoordinates(domain);
     schedule::SchedulerOptions options = groupScheduling_;
@@ -319,13 +357,18 @@ class QuasiIdentityGrouping {
       if (first.isa<isl::schedule_node_band>()) {
         auto band = first.as<isl::schedule_node_band>();
         if (band.n_member() >= shared && (!parallelBefore || band.member_get_coincident(0))) {
-          how = std::string(scheduler_.name()) + "'s band over the group, " +
-                std::to_string(band.n_member()) + " loops";
+          chosen.how = std::string(scheduler_.name()) + "'s band over the group, " +
+                       std::to_string(band.n_member()) + " loops";
+          chosen.construction = "scheduler";
+          chosen.scheduler = scheduler_.name();
+          chosen.loops = static_cast<int>(band.n_member());
           return scheduled.tree;
         }
       }
     }
-    how = std::to_string(shared) + " shared coordinates";
+    chosen.how = std::to_string(shared) + " shared coordinates";
+    chosen.construction = "shared-coordinates";
+    chosen.loops = static_cast<int>(shared);
     return sharedCoordinatesTree(sequence, group, shared);
   }
 
@@ -397,10 +440,10 @@ class QuasiIdentityGrouping {
   const poly::Scop& scop_;
   const schedule::Scheduler& scheduler_;
   const schedule::SchedulerOptions& groupScheduling_;
-  std::string& explain_;
+  Remarks& remarks_;
   std::vector<Nest> nests_;         // the top sequence's children
-  std::string reasons_;             // why nests stayed out of groups
-  std::set<std::string> reported_;  // lines already in it
+  std::vector<Remark> reasons_;     // why nests stayed out of groups
+  std::set<std::string> reported_;  // their messages
 };
 
 }  // namespace
@@ -419,9 +462,8 @@ bool isQuasiIdentity(const isl::map& relation) {
 
 isl::schedule groupQuasiIdentityNests(const poly::Scop& scop, const isl::schedule& schedule,
                                       const schedule::Scheduler& scheduler,
-                                      const schedule::SchedulerOptions& groupScheduling,
-                                      std::string& explain) {
-  return QuasiIdentityGrouping(scop, scheduler, groupScheduling, explain).run(schedule);
+                                      const schedule::SchedulerOptions& groupScheduling, Remarks& remarks) {
+  return QuasiIdentityGrouping(scop, scheduler, groupScheduling, remarks).run(schedule);
 }
 
 }  // namespace tessel::fuse

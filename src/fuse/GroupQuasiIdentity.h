@@ -33,15 +33,17 @@
 
 #include "poly/Scop.h"
 #include "schedule/Scheduler.h"
+#include "support/Remarks.h"
 
 namespace tessel::fuse {
 
 // `scheduler` schedules each group, `groupScheduling` bounds its work (its
-// fusion and instances are set here). Appends one line per group to `explain`.
+// fusion and instances are set here). Adds to `remarks` one applied remark
+// per group (its band's "construction" and "loops") after one missed remark
+// per nest that stayed out of a group (its "group" and "reason").
 isl::schedule groupQuasiIdentityNests(const poly::Scop& scop, const isl::schedule& schedule,
                                       const schedule::Scheduler& scheduler,
-                                      const schedule::SchedulerOptions& groupScheduling,
-                                      std::string& explain);
+                                      const schedule::SchedulerOptions& groupScheduling, Remarks& remarks);
 
 // Def. 4.1 on one relation between two statements' instances.
 bool isQuasiIdentity(const isl::map& relation);

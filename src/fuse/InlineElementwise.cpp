@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "poly/ExtractScop.h"
@@ -118,8 +119,8 @@ constexpr double kMaxRecomputedPerElement = 16;
 
 class Inliner {
  public:
-  Inliner(isl::ctx ctx, const InlineOptions& options, std::string& explain)
-      : ctx_(ctx), options_(options), explain_(explain) {}
+  Inliner(isl::ctx ctx, const InlineOptions& options, Remarks& remarks)
+      : ctx_(ctx), options_(options), remarks_(remarks) {}
 
   te::Program run(te::Program program) {
     std::map<std::string, std::string> kept;  // temporary -> why, from the last look
@@ -138,17 +139,22 @@ class Inliner {
         if (!options_.readOnce && !whyNotCheap(program, s, readCountOf(program, t.name)).empty()) continue;
         if (!scop) scop = poly::extractScop(ctx_, program);
         std::string how;
-        if (auto why = whyKept(program, *scop, s, how)) {
+        double readsPerElement = 0;
+        if (auto why = whyKept(program, *scop, s, how, readsPerElement)) {
           if (options_.readOnce) kept[t.name] = *why;
           continue;
         }
-        explain_ += "inline: " + t.name + " inlined into " + readerNames(program, t.name) + how + "\n";
+        std::string readers = readerNames(program, t.name);
+        Remarks::Values values{{"readers", readers}, {"rule", how.empty() ? "read-once" : "cheap"}};
+        if (!how.empty()) values.emplace_back("reads_per_element", readsPerElement);
+        remarks_.applied(t.name, "inline: " + t.name + " inlined into " + readers + how, std::move(values));
         program = inlined(program, s);
         changed = true;
         break;
       }
     }
-    for (const auto& [name, why] : kept) explain_ += "inline: " + name + " kept (" + why + ")\n";
+    for (const auto& [name, why] : kept)
+      remarks_.missed(name, "inline: " + name + " kept (" + why + ")", {{"reason", why}});
     return program;
   }
 
@@ -161,9 +167,9 @@ class Inliner {
   }
 
   // Why stage `s` cannot be inlined, or nothing when it can (and `how`, for
-  // the cheap rule: its figures).
-  std::optional<std::string> whyKept(const te::Program& p, const poly::Scop& scop, size_t s,
-                                     std::string& how) const {
+  // the cheap rule: its figures, the reads per element in `readsPerElement`).
+  std::optional<std::string> whyKept(const te::Program& p, const poly::Scop& scop, size_t s, std::string& how,
+                                     double& readsPerElement) const {
     const te::Stage& producer = p.stages[s];
     const std::string& t = producer.output;
     std::vector<size_t> readers;
@@ -212,9 +218,10 @@ class Inliner {
     double readCount = readCountOf(p, t);
     std::string cheap = whyNotCheap(p, s, readCount);
     if (cheap.empty()) {
+      readsPerElement = readCount / static_cast<double>(p.tensor(t).numElements());
       char figures[96];
       std::snprintf(figures, sizeof figures, " (cheap to recompute: about %.1f reads per element)",
-                    readCount / static_cast<double>(p.tensor(t).numElements()));
+                    readsPerElement);
       how = figures;
       return std::nullopt;
     }
@@ -280,14 +287,14 @@ class Inliner {
 
   isl::ctx ctx_;
   const InlineOptions& options_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
 
 te::Program inlineElementwise(isl::ctx ctx, const te::Program& program, const InlineOptions& options,
-                              std::string& explain) {
-  return Inliner(ctx, options, explain).run(program);
+                              Remarks& remarks) {
+  return Inliner(ctx, options, remarks).run(program);
 }
 
 }  // namespace tessel::fuse

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <string>
 
+#include "support/Remarks.h"
 #include "tessel/te.h"
 
 namespace tessel::fuse {
@@ -44,9 +45,10 @@ struct InlineOptions {
   int64_t recomputeAboveBytes = 0;  // the cheap rule for temporaries above this size (0: off)
 };
 
-// `explain` gets a line per temporary inlined, and under `readOnce` per
-// elementwise temporary kept and why.
+// `remarks` gets one per temporary inlined (applied: its "readers", the
+// "rule", and under the cheap rule its "reads_per_element"), and under
+// `readOnce` one per elementwise temporary kept (missed, with its "reason").
 te::Program inlineElementwise(isl::ctx ctx, const te::Program& program, const InlineOptions& options,
-                              std::string& explain);
+                              Remarks& remarks);
 
 }  // namespace tessel::fuse

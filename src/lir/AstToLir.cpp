@@ -141,54 +141,51 @@ PromotionInstance placePromotion(const AstGeneration& g, size_t site, isl_ast_bu
   for (const auto& tensor : g.plan.sites[site].tensors) {
     std::optional<std::vector<isl::ast_expr>> offsets;
     bool accessed = true;  // until shown otherwise
-    try {
-      isl::union_set instances = tileToInstances.range();
-      isl::union_map accesses = target::readsOf(g.scop, instances, tensor.tensor);
-      bool selfContained = true;
-      if (tensor.contracted) {
-        accesses = accesses.unite(target::writesOf(g.scop, instances, tensor.tensor));
-        TESSEL_CHECK(tensor.flow.has_value(), "ast", "contracted " + tensor.tensor + " without its dataflow");
-        if (tensor.recomputed) {
-          // Each iteration runs its own copies of the writers: every value
-          // read here must be written here in the same iteration, and values
-          // of writers that run once must not leave.
-          isl::union_map needed = tileToInstances.apply_range(tensor.flow->reverse());
-          isl::union_map leaving =
-              tensor.flow->intersect_domain(instances.subtract(*tensor.recomputed)).subtract_range(instances);
-          selfContained = needed.is_subset(tileToInstances) && leaving.is_empty();
-        } else {
-          isl::union_map touching =
-              tensor.flow->intersect_domain(instances).unite(tensor.flow->intersect_range(instances));
-          selfContained = touching.is_subset(touching.intersect_domain(instances).intersect_range(instances));
-        }
+    isl::union_set instances = tileToInstances.range();
+    isl::union_map accesses = target::readsOf(g.scop, instances, tensor.tensor);
+    bool selfContained = true;
+    if (tensor.contracted) {
+      accesses = accesses.unite(target::writesOf(g.scop, instances, tensor.tensor));
+      TESSEL_CHECK(tensor.flow.has_value(), "ast", "contracted " + tensor.tensor + " without its dataflow");
+      if (tensor.recomputed) {
+        // Each iteration runs its own copies of the writers: every value
+        // read here must be written here in the same iteration, and values
+        // of writers that run once must not leave.
+        isl::union_map needed = tileToInstances.apply_range(tensor.flow->reverse());
+        isl::union_map leaving =
+            tensor.flow->intersect_domain(instances.subtract(*tensor.recomputed)).subtract_range(instances);
+        selfContained = needed.is_subset(tileToInstances) && leaving.is_empty();
+      } else {
+        isl::union_map touching =
+            tensor.flow->intersect_domain(instances).unite(tensor.flow->intersect_range(instances));
+        selfContained = touching.is_subset(touching.intersect_domain(instances).intersect_range(instances));
       }
-      isl::union_map footprint = tileToInstances.apply_range(accesses);
-      accessed = !footprint.is_empty();
-      if (selfContained && accessed) {
-        isl::fixed_box box = footprint.as_map().range_simple_fixed_box_hull();
-        bool fits = box.is_valid();
-        isl::multi_val size = fits ? box.size() : isl::multi_val();
-        for (unsigned d = 0; fits && d < tensor.box.size(); ++d)
-          fits = size.at(static_cast<int>(d)).num_si() <= tensor.box[d];
-        std::optional<std::vector<isl::pw_aff>> starts;
-        if (fits) {
-          isl::multi_aff offset = box.offset();
-          starts.emplace();
-          for (unsigned d = 0; d < tensor.box.size(); ++d)
-            starts->push_back(isl::pw_aff(offset.at(static_cast<int>(d))));
-        } else if (tensor.contracted) {
-          // A contracted temporary has no copies in or out, which would
-          // need an offset in tiles that access nothing.
-          starts = leastElements(footprint.as_map(), tensor.box);
-        }
-        if (starts) {
-          offsets.emplace();
-          for (const isl::pw_aff& start : *starts)
-            offsets->push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, start.copy())));
-        }
+    }
+    isl::union_map footprint = tileToInstances.apply_range(accesses);
+    accessed = !footprint.is_empty();
+    // One map: the build's schedule space to the tensor's.
+    if (selfContained && accessed && footprint.isa_map()) {
+      isl::fixed_box box = footprint.as_map().range_simple_fixed_box_hull();
+      bool fits = box.is_valid();
+      isl::multi_val size = fits ? box.size() : isl::multi_val();
+      for (unsigned d = 0; fits && d < tensor.box.size(); ++d)
+        fits = size.at(static_cast<int>(d)).num_si() <= tensor.box[d];
+      std::optional<std::vector<isl::pw_aff>> starts;
+      if (fits) {
+        isl::multi_aff offset = box.offset();
+        starts.emplace();
+        for (unsigned d = 0; d < tensor.box.size(); ++d)
+          starts->push_back(isl::pw_aff(offset.at(static_cast<int>(d))));
+      } else if (tensor.contracted) {
+        // A contracted temporary has no copies in or out, which would
+        // need an offset in tiles that access nothing.
+        starts = leastElements(footprint.as_map(), tensor.box);
       }
-    } catch (const isl::exception&) {
-      offsets.reset();
+      if (starts) {
+        offsets.emplace();
+        for (const isl::pw_aff& start : *starts)
+          offsets->push_back(isl::manage(isl_ast_build_expr_from_pw_aff(build, start.copy())));
+      }
     }
     // The array would miss the values that the other pieces keep in their
     // buffers, and recomputing tiles may share it across threads.

@@ -149,7 +149,7 @@ class Coalescer {
 
 class LoopCoalescer final : public StmtMutator {
  public:
-  LoopCoalescer(int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {}
+  LoopCoalescer(int lanes, Remarks& remarks) : lanes_(lanes), remarks_(remarks) {}
 
   Stmt mutateFor(const Stmt& s) override {
     if (Stmt merged = coalesced(*s)) return merged;
@@ -173,25 +173,29 @@ class LoopCoalescer final : public StmtMutator {
     Coalescer c(outer, inner);
     std::string why;
     Stmt merged = c.run(why);
+    const std::string loops = outer.name + " " + inner.name;
     if (!merged) {
-      explain_ += "loops " + outer.name + " " + inner.name + ": not coalesced: " + why + "\n";
+      remarks_.missed(loops, "loops " + loops + ": not coalesced: " + why, {{"reason", why}});
       return nullptr;
     }
-    explain_ += "loops " + outer.name + " " + inner.name + ": coalesced into vector loop " + c.variable() +
-                " of " + std::to_string(*constantTripCount(*merged)) + " iterations (contiguous accesses)\n";
+    const int64_t iterations = *constantTripCount(*merged);
+    remarks_.applied(loops,
+                     "loops " + loops + ": coalesced into vector loop " + c.variable() + " of " +
+                         std::to_string(iterations) + " iterations (contiguous accesses)",
+                     {{"loop", c.variable()}, {"iterations", iterations}});
     return merged;
   }
 
   int lanes_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
 
-Kernel coalesceLoops(const Kernel& kernel, int lanes, std::string& explain) {
+Kernel coalesceLoops(const Kernel& kernel, int lanes, Remarks& remarks) {
   if (lanes == 0) return kernel;
   Kernel out = kernel;
-  out.body = LoopCoalescer(lanes, explain).mutate(kernel.body);
+  out.body = LoopCoalescer(lanes, remarks).mutate(kernel.body);
   return out;
 }
 

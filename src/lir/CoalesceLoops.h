@@ -9,12 +9,13 @@
 #include <string>
 
 #include "lir/Lir.h"
+#include "support/Remarks.h"
 
 namespace tessel::lir {
 
 // `lanes`: the vector width the vectorizer will use (8 or 16; 0: no
 // vectorization, nothing coalesced). Nests whose inner trip count is a
 // multiple of `lanes` (whole vectors already) are left alone.
-Kernel coalesceLoops(const Kernel& kernel, int lanes, std::string& explain);
+Kernel coalesceLoops(const Kernel& kernel, int lanes, Remarks& remarks);
 
 }  // namespace tessel::lir

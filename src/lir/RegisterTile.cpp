@@ -68,7 +68,7 @@ void countLoads(const Expr& e, const std::string& vector, int64_t chunks, const 
 
 class RegisterTiler final : public StmtMutator {
  public:
-  RegisterTiler(const Kernel& k, int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {
+  RegisterTiler(const Kernel& k, int lanes, Remarks& remarks) : lanes_(lanes), remarks_(remarks) {
     for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries, &k.locals})
       for (const auto& b : *list) buffers_[b.name] = b.dtype;
   }
@@ -77,7 +77,7 @@ class RegisterTiler final : public StmtMutator {
     if (s->unrollJam && s->vectorLanes == 0 && s->transposeLanes == 0) {
       std::string why;
       if (Stmt tiled = tile(*s, why)) return tiled;
-      explain_ += "loop " + s->name + ": not register-tiled: " + why + "\n";
+      remarks_.missed(s->name, "loop " + s->name + ": not register-tiled: " + why, {{"reason", why}});
     }
     return forWithMutatedBody(s);
   }
@@ -211,9 +211,11 @@ class RegisterTiler final : public StmtMutator {
     auto tiled = std::make_shared<StmtNode>(loop);
     tiled->step = indexImm(rows);
     tiled->body = {block(std::move(out))};
-    explain_ += "loop " + loop.name + ": " + std::to_string(rows) +
-                " iterations jammed into vector reduction loop " + v->name + " (" +
-                std::to_string(rows * stores) + " accumulators)\n";
+    remarks_.applied(loop.name,
+                     "loop " + loop.name + ": " + std::to_string(rows) +
+                         " iterations jammed into vector reduction loop " + v->name + " (" +
+                         std::to_string(rows * stores) + " accumulators)",
+                     {{"rows", rows}, {"reduction_loop", v->name}, {"accumulators", rows * stores}});
     return tiled;
   }
 
@@ -297,7 +299,9 @@ class RegisterTiler final : public StmtMutator {
       last.rows = static_cast<int>(remainder);
       parts.push_back(tiledLoop(loop, body, nestAt, nest, last, plus(loop.init, whole), loop.cond));
     }
-    explain_ +=
+    std::string over;
+    for (const auto* l : nest.loops) over += (over.empty() ? "" : " ") + l->name;
+    std::string message =
         "loop " + loop.name + ": register tile of " + std::to_string(piece.rows) + " rows x " +
         std::to_string(perRow) + " accumulator vector(s)" +
         (remainder > 0 ? " (the last " + std::to_string(remainder) + " rows a tile of their own)" : "") +
@@ -305,8 +309,16 @@ class RegisterTiler final : public StmtMutator {
                                  std::to_string(piece.vectors) + " vectors)"
                            : "") +
         ", kept in registers over loop" + (nest.loops.size() > 1 ? "s" : "");
-    for (const auto* l : nest.loops) explain_ += " " + l->name;
-    explain_ += "\n";
+    if (!over.empty()) message += " " + over;
+    Remarks::Values values = {{"rows", piece.rows},
+                              {"accumulators_per_row", perRow},
+                              {"remainder_rows", remainder},
+                              {"loops", over}};
+    if (piece.vectors > 0) {
+      values.emplace_back("vector_loop", nest.vectorLoops[0]->name);
+      values.emplace_back("piece_vectors", piece.vectors);
+    }
+    remarks_.applied(loop.name, std::move(message), std::move(values));
     return parts.size() == 1 ? parts[0] : block(std::move(parts));
   }
 
@@ -430,7 +442,7 @@ class RegisterTiler final : public StmtMutator {
 
   int lanes_;
   std::map<std::string, te::DType> buffers_;  // every buffer's element type
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
@@ -444,11 +456,11 @@ int maxRegisterTileRows(int lanes, int vectorsPerRow) {
   return 0;
 }
 
-Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& explain) {
+Kernel registerTile(const Kernel& kernel, const std::string& isa, Remarks& remarks) {
   int lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 0;
   if (lanes == 0) return kernel;
   Kernel out = kernel;
-  out.body = RegisterTiler(kernel, lanes, explain).mutate(kernel.body);
+  out.body = RegisterTiler(kernel, lanes, remarks).mutate(kernel.body);
   return out;
 }
 

@@ -16,11 +16,12 @@
 #include <string>
 
 #include "lir/Lir.h"
+#include "support/Remarks.h"
 
 namespace tessel::lir {
 
 // `isa`: the kernel's vector ISA ("avx512": 32 registers, "avx2": 16).
-Kernel registerTile(const Kernel& kernel, const std::string& isa, std::string& explain);
+Kernel registerTile(const Kernel& kernel, const std::string& isa, Remarks& remarks);
 
 // The longest vector loop (in elements) whose accumulators a register tile
 // keeps: 4 vectors of 16 f32 lanes, 8 of 8.

@@ -35,19 +35,22 @@ class StreamingStoreMarker final : public StmtMutator {
 
 }  // namespace
 
-Kernel markStreamingStores(const Kernel& kernel, int64_t minBytes, std::string& explain) {
+Kernel markStreamingStores(const Kernel& kernel, int64_t minBytes, Remarks& remarks) {
   if (kernel.vectorIsa.empty()) return kernel;
   std::set<std::string> outputs;
   for (const auto& out : kernel.outputs) {
     int64_t bytes = out.numElements() * te::dtypeBytes(out.dtype);
     if (out.dtype != te::DType::F32 || bytes < minBytes) continue;
     if (readsBuffer(kernel.body, out.name)) {
-      explain += "output " + out.name + ": cached stores (the kernel reads it back)\n";
+      remarks.missed(out.name, "output " + out.name + ": cached stores (the kernel reads it back)",
+                     {{"reason", "the kernel reads it back"}, {"bytes", bytes}, {"min_bytes", minBytes}});
       continue;
     }
     outputs.insert(out.name);
-    explain += "output " + out.name + ": streaming stores (" + std::to_string(bytes) + " bytes, at least " +
-               std::to_string(minBytes) + ")\n";
+    remarks.applied(out.name,
+                    "output " + out.name + ": streaming stores (" + std::to_string(bytes) +
+                        " bytes, at least " + std::to_string(minBytes) + ")",
+                    {{"bytes", bytes}, {"min_bytes", minBytes}});
   }
   if (outputs.empty()) return kernel;
   Kernel k = kernel;

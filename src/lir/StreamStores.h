@@ -12,6 +12,7 @@
 #include <string>
 
 #include "lir/Lir.h"
+#include "support/Remarks.h"
 
 namespace tessel::lir {
 
@@ -21,8 +22,8 @@ namespace tessel::lir {
 // times that, the first threshold, kept 64 MiB outputs cached: an
 // elementwise add and ReLU on 4096 x 4096 ran 11.5 ms, a 64 MiB layer
 // normalization 4.3 ms and a 4096 x 4096 transpose 11.1 ms, against 9.1, 2.2
-// and 8.2 ms streamed, 1 thread on a 32 MiB L3.) Appends one line per output
-// considered to `explain`.
-Kernel markStreamingStores(const Kernel& kernel, int64_t minBytes, std::string& explain);
+// and 8.2 ms streamed, 1 thread on a 32 MiB L3.) Adds one remark per output
+// considered to `remarks`.
+Kernel markStreamingStores(const Kernel& kernel, int64_t minBytes, Remarks& remarks);
 
 }  // namespace tessel::lir

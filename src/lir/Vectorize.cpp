@@ -9,7 +9,7 @@ namespace {
 
 class Vectorizer final : public StmtMutator {
  public:
-  Vectorizer(const Kernel& k, int lanes, std::string& explain) : lanes_(lanes), explain_(explain) {
+  Vectorizer(const Kernel& k, int lanes, Remarks& remarks) : lanes_(lanes), remarks_(remarks) {
     for (const auto* list : {&k.inputs, &k.outputs, &k.temporaries, &k.locals})
       for (const auto& b : *list) buffers_[b.name] = b.dtype;
   }
@@ -26,12 +26,15 @@ class Vectorizer final : public StmtMutator {
       if (why.empty()) {
         auto copy = std::make_shared<StmtNode>(*s);
         copy->vectorLanes = lanes_;
-        explain_ += "loop " + s->name + ": vectorized, " + std::to_string(lanes_) + " f32 lanes" +
-                    (s->vector == VectorHint::Reduction ? " (reduction)" : "") + "\n";
+        const bool reduction = s->vector == VectorHint::Reduction;
+        remarks_.applied(s->name,
+                         "loop " + s->name + ": vectorized, " + std::to_string(lanes_) + " f32 lanes" +
+                             (reduction ? " (reduction)" : ""),
+                         {{"lanes", lanes_}, {"reduction", reduction}});
         ++vectorized_;
         return copy;
       }
-      explain_ += "loop " + s->name + ": not vectorized: " + why + "\n";
+      remarks_.missed(s->name, "loop " + s->name + ": not vectorized: " + why, {{"reason", why}});
     }
     return forWithMutatedBody(s);
   }
@@ -54,7 +57,8 @@ class Vectorizer final : public StmtMutator {
       why = "the bounds of loop " + inner->name + " depend on it";
     if (why.empty()) why = whyNotVectorizable(*inner, buffers_, outer->name);
     if (!why.empty()) {
-      explain_ += "loop " + outer->name + ": not run in transpose blocks: " + why + "\n";
+      remarks_.missed(outer->name, "loop " + outer->name + ": not run in transpose blocks: " + why,
+                      {{"reason", why}, {"vector_loop", inner->name}});
       return nullptr;
     }
     auto vectorLoop = std::make_shared<StmtNode>(*inner);
@@ -62,15 +66,18 @@ class Vectorizer final : public StmtMutator {
     auto copy = std::make_shared<StmtNode>(*outer);
     copy->transposeLanes = lanes_;
     copy->body = {vectorLoop};
-    explain_ += "loop " + outer->name + ": in blocks of " + std::to_string(lanes_) + " around vector loop " +
-                inner->name + ", its reads contiguous along " + outer->name + " transposed in registers (" +
-                std::to_string(lanes_) + "x" + std::to_string(lanes_) + ")\n";
+    const std::string transpose = std::to_string(lanes_) + "x" + std::to_string(lanes_);
+    remarks_.applied(outer->name,
+                     "loop " + outer->name + ": in blocks of " + std::to_string(lanes_) +
+                         " around vector loop " + inner->name + ", its reads contiguous along " +
+                         outer->name + " transposed in registers (" + transpose + ")",
+                     {{"lanes", lanes_}, {"vector_loop", inner->name}, {"transpose", transpose}});
     ++vectorized_;
     return copy;
   }
 
   int lanes_;
-  std::string& explain_;
+  Remarks& remarks_;
   BufferTypes buffers_;
   int vectorized_ = 0;
 };
@@ -83,9 +90,9 @@ int f32Lanes(const std::string& isa) {
   return 0;
 }
 
-Kernel vectorizeLoops(const Kernel& kernel, const std::string& isa, std::string& explain) {
+Kernel vectorizeLoops(const Kernel& kernel, const std::string& isa, Remarks& remarks) {
   Kernel out = kernel;
-  Vectorizer v(kernel, f32Lanes(isa), explain);
+  Vectorizer v(kernel, f32Lanes(isa), remarks);
   out.body = v.mutate(kernel.body);
   out.vectorIsa = v.vectorized() > 0 ? isa : "";
   return out;

@@ -7,11 +7,12 @@
 #include <string>
 
 #include "lir/Lir.h"
+#include "support/Remarks.h"
 
 namespace tessel::lir {
 
 // `isa`: "avx512" (16 f32 lanes), "avx2" (8) or "" (no vectorization).
-Kernel vectorizeLoops(const Kernel& kernel, const std::string& isa, std::string& explain);
+Kernel vectorizeLoops(const Kernel& kernel, const std::string& isa, Remarks& remarks);
 
 // Lanes of f32 vectors for an ISA name (0 for none).
 int f32Lanes(const std::string& isa);

@@ -10,6 +10,17 @@ namespace tessel::microkernel {
 
 namespace {
 
+// A rule of the contraction or the machine that a scheme breaks. Binding
+// stops at the first one; tryBindScheme returns it, bindScheme throws it.
+// Only this type is caught, so that nothing else (a bug) reads as a rule.
+struct BrokenRule {
+  UserError error;
+};
+
+[[noreturn]] void breaks(const Scheme& scheme, const Specifier& spec, const std::string& reason) {
+  throw BrokenRule{schemeErrorAt(scheme, spec, reason)};
+}
+
 // Past this many multiply-adds per step the unrolled tile is code bloat, not a register tile.
 constexpr size_t kMaxUnrolledProducts = 512;
 
@@ -191,7 +202,7 @@ class SchemeChecker {
   }
 
  private:
-  [[noreturn]] void fail(const Specifier& s, const std::string& reason) { schemeError(b_.scheme, s, reason); }
+  [[noreturn]] void fail(const Specifier& s, const std::string& reason) { breaks(b_.scheme, s, reason); }
 
   void checkSpecifiersAlone() {
     std::set<std::string> bound, seen;
@@ -331,14 +342,14 @@ void checkNamesOneOperand(const Scheme& scheme, const Specifier& spec, const Con
   std::string name = toString(spec).substr(0, 2) + spec.dim;  // P_X, L_X
   if (spec.dim == c.output.tensor && outputToo) return;
   if (spec.dim == c.output.tensor)
-    schemeError(scheme, spec,
-                name + " " + does + " the output; only the operands (" + c.lhs.tensor + ", " + c.rhs.tensor +
-                    ") can be " + done);
+    breaks(scheme, spec,
+           name + " " + does + " the output; only the operands (" + c.lhs.tensor + ", " + c.rhs.tensor +
+               ") can be " + done);
   if (spec.dim != c.lhs.tensor && spec.dim != c.rhs.tensor)
-    schemeError(scheme, spec,
-                "'" + spec.dim + "' is not an operand of the contraction (" + c.lhs.tensor + ", " +
-                    c.rhs.tensor + ")");
-  if (c.lhs.tensor == c.rhs.tensor) schemeError(scheme, spec, name + ": " + spec.dim + " is both operands");
+    breaks(scheme, spec,
+           "'" + spec.dim + "' is not an operand of the contraction (" + c.lhs.tensor + ", " + c.rhs.tensor +
+               ")");
+  if (c.lhs.tensor == c.rhs.tensor) breaks(scheme, spec, name + ": " + spec.dim + " is both operands");
 }
 
 // P specifiers out of the loop list, checked once the loops are.
@@ -348,19 +359,19 @@ void checkPackings(BoundScheme& b, const std::vector<std::pair<Specifier, size_t
   for (const auto& [p, before] : found) {
     const Scheme& s = b.original;
     checkNamesOneOperand(s, p, c, "packs", "packed");
-    if (!packed.insert(p.dim).second) schemeError(s, p, p.dim + " is packed twice");
+    if (!packed.insert(p.dim).second) breaks(s, p, p.dim + " is packed twice");
     if (before > b.accumulationStart())
-      schemeError(s, p, "P_" + p.dim + " must come before the reduction loops right above the register tile");
+      breaks(s, p, "P_" + p.dim + " must come before the reduction loops right above the register tile");
     const TensorAccess& a = p.dim == c.lhs.tensor ? c.lhs : c.rhs;
     for (const auto& subscript : a.subscripts)
       for (const auto& [dim, coeff] : subscript.coeffs)
-        if (coeff < 0) schemeError(s, p, "P_" + p.dim + ": " + p.dim + " is read backwards along " + dim);
+        if (coeff < 0) breaks(s, p, "P_" + p.dim + ": " + p.dim + " is read backwards along " + dim);
     for (const auto& bindings : b.allBindings()) {
       double bytes = 4 * footprintElements(a, b.extentsFrom(before, bindings));
       if (bytes > kMaxPackedBytes)
-        schemeError(s, p,
-                    "P_" + p.dim + " would copy " + std::to_string(static_cast<int64_t>(bytes)) +
-                        " bytes per thread; at most 64 MiB");
+        breaks(s, p,
+               "P_" + p.dim + " would copy " + std::to_string(static_cast<int64_t>(bytes)) +
+                   " bytes per thread; at most 64 MiB");
     }
     b.packings.push_back({p.dim, before});
   }
@@ -376,14 +387,14 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
     const Contraction& c = *b.contraction;
     checkNamesOneOperand(scheme, l, c, "lays out", "laid out", true);
     if (std::find(b.layouts.begin(), b.layouts.end(), l.dim) != b.layouts.end())
-      schemeError(scheme, l, l.dim + " is laid out twice");
+      breaks(scheme, l, l.dim + " is laid out twice");
     TensorAccess& a = l.dim == c.output.tensor ? laidOut->output
                       : l.dim == c.lhs.tensor  ? laidOut->lhs
                                                : laidOut->rhs;
     auto itemError = [&](const LayoutItem& item, const std::string& reason) {
       Specifier at = l;
       at.offset = item.offset;
-      schemeError(scheme, at, "L_" + l.dim + ": " + reason);
+      breaks(scheme, at, "L_" + l.dim + ": " + reason);
     };
     // Each subscript whole once, or split once each way by one block.
     std::vector<std::array<int, 3>> uses(a.subscripts.size(), {0, 0, 0});  // whole, outer, inner
@@ -423,11 +434,11 @@ void applyLayouts(BoundScheme& b, const std::vector<Specifier>& layouts) {
     }
     for (size_t k = 0; k < uses.size(); ++k)
       if (uses[k][0] == 0 && (uses[k][1] == 0 || uses[k][2] == 0))
-        schemeError(scheme, l,
-                    "L_" + l.dim + " must list subscript #" + std::to_string(k) + " of " + l.dim +
-                        (uses[k][1] + uses[k][2] == 0
-                             ? ""
-                             : " both as its block number (/b) and as its place in the block (%b)"));
+        breaks(scheme, l,
+               "L_" + l.dim + " must list subscript #" + std::to_string(k) + " of " + l.dim +
+                   (uses[k][1] + uses[k][2] == 0
+                        ? ""
+                        : " both as its block number (/b) and as its place in the block (%b)"));
     b.layouts.push_back(l.dim);
   }
   // A guarded operand is read from its zero-padded copy, in its own order unless an L_X says otherwise.
@@ -446,13 +457,13 @@ void checkLayoutBlocks(const BoundScheme& b, const std::vector<Specifier>& layou
       if (a->tensor == p.tensor && a->padded())
         for (const Specifier& s : b.original.specs)
           if (s.kind == SpecKind::P && s.dim == p.tensor)
-            schemeError(b.original, s,
-                        "P_" + p.tensor + ": " + p.tensor +
-                            " is read through its zero-padded copy (its guard), which is not packed");
+            breaks(b.original, s,
+                   "P_" + p.tensor + ": " + p.tensor +
+                       " is read through its zero-padded copy (its guard), which is not packed");
   for (const Specifier& l : layouts) {
     if (std::any_of(b.packings.begin(), b.packings.end(),
                     [&](const Packing& p) { return p.tensor == l.dim; }))
-      schemeError(b.original, l, l.dim + " is both packed (P_" + l.dim + ") and laid out (L_" + l.dim + ")");
+      breaks(b.original, l, l.dim + " is both packed (P_" + l.dim + ") and laid out (L_" + l.dim + ")");
     const Contraction& c = *b.contraction;
     const TensorAccess& a = l.dim == c.output.tensor ? c.output : l.dim == c.lhs.tensor ? c.lhs : c.rhs;
     for (size_t k = 0; k < a.subscripts.size(); ++k) {
@@ -461,11 +472,11 @@ void checkLayoutBlocks(const BoundScheme& b, const std::vector<Specifier>& layou
       std::string dim = a.subscripts[k].coeffs.begin()->first;
       for (const auto& [start, span] : registerTileSpans(b, dim))
         if (start / block != (start + span - 1) / block)
-          schemeError(b.original, l,
-                      "L_" + l.dim + " splits " + dim + " into blocks of " + std::to_string(block) +
-                          ", but a register tile covers " + dim + " " + std::to_string(start) + ".." +
-                          std::to_string(start + span - 1) + ", across a block boundary (make the block a " +
-                          "multiple of the tile along " + dim + ")");
+          breaks(b.original, l,
+                 "L_" + l.dim + " splits " + dim + " into blocks of " + std::to_string(block) +
+                     ", but a register tile covers " + dim + " " + std::to_string(start) + ".." +
+                     std::to_string(start + span - 1) + ", across a block boundary (make the block a " +
+                     "multiple of the tile along " + dim + ")");
     }
   }
 }
@@ -517,7 +528,9 @@ double footprintElements(const TensorAccess& access, const Extents& extents) {
   return elements;
 }
 
-BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa) {
+namespace {
+
+BoundScheme bindOrBreak(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa) {
   BoundScheme b;
   b.contraction = &contraction;
   b.original = scheme;
@@ -533,14 +546,30 @@ BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, con
     else
       b.scheme.specs.push_back(s);
   }
-  if (b.scheme.specs.empty())
-    schemeError(scheme, scheme.specs.front(), "a scheme needs loops, not only P and L");
+  if (b.scheme.specs.empty()) breaks(scheme, scheme.specs.front(), "a scheme needs loops, not only P and L");
   b.isa = isa;
   applyLayouts(b, layouts);
   SchemeChecker(b).check();
   checkPackings(b, packings);
   checkLayoutBlocks(b, layouts);
   return b;
+}
+
+}  // namespace
+
+std::variant<BoundScheme, UserError> tryBindScheme(const Contraction& contraction, const Scheme& scheme,
+                                                   const VectorIsa& isa) {
+  try {
+    return bindOrBreak(contraction, scheme, isa);
+  } catch (const BrokenRule& broken) {
+    return broken.error;
+  }
+}
+
+BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa) {
+  std::variant<BoundScheme, UserError> bound = tryBindScheme(contraction, scheme, isa);
+  if (const auto* error = std::get_if<UserError>(&bound)) throw *error;
+  return std::get<BoundScheme>(std::move(bound));
 }
 
 }  // namespace tessel::microkernel

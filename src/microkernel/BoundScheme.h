@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "microkernel/Contraction.h"
@@ -104,7 +105,11 @@ std::vector<std::pair<int64_t, int64_t>> registerTileSpans(const BoundScheme& sc
 // Elements of the box `access` reads over the given extents (a span per subscript).
 double footprintElements(const TensorAccess& access, const Extents& extents);
 
-// UserError located in the scheme's text for every rule it breaks.
+// The scheme bound to the contraction, or the first rule it breaks (a
+// UserError located in the scheme's text), for callers that try schemes.
+std::variant<BoundScheme, UserError> tryBindScheme(const Contraction& contraction, const Scheme& scheme,
+                                                   const VectorIsa& isa);
+// The same, throwing the UserError: for a scheme the user wrote.
 BoundScheme bindScheme(const Contraction& contraction, const Scheme& scheme, const VectorIsa& isa);
 
 }  // namespace tessel::microkernel

@@ -246,9 +246,13 @@ std::string toString(const Scheme& scheme) {
   return text;
 }
 
+UserError schemeErrorAt(const Scheme& scheme, const Specifier& spec, const std::string& reason) {
+  return UserError(locationInText(scheme.origin, scheme.text, spec.offset), "bad scheme: " + reason,
+                   scheme.text);
+}
+
 void schemeError(const Scheme& scheme, const Specifier& spec, const std::string& reason) {
-  throw UserError(locationInText(scheme.origin, scheme.text, spec.offset), "bad scheme: " + reason,
-                  scheme.text);
+  throw schemeErrorAt(scheme, spec, reason);
 }
 
 }  // namespace tessel::microkernel

@@ -73,7 +73,8 @@ Scheme parseScheme(const std::string& text, const std::string& origin, size_t st
 std::string toString(const Scheme& scheme);
 std::string toString(const Specifier& spec);
 
-// A UserError pointing at the specifier `spec` of `scheme`.
+// A UserError pointing at the specifier `spec` of `scheme`: made, and thrown.
+UserError schemeErrorAt(const Scheme& scheme, const Specifier& spec, const std::string& reason);
 [[noreturn]] void schemeError(const Scheme& scheme, const Specifier& spec, const std::string& reason);
 
 }  // namespace tessel::microkernel

@@ -422,19 +422,18 @@ class Enumerator {
   void consider(const std::string& loops) {
     std::string text = outputLayout_ + loops;
     if (!seen_.insert(text).second) return;
-    try {
-      microkernel::BoundScheme b =
-          microkernel::bindScheme(c_, microkernel::parseScheme(text, "search"), isa_);
-      // Its panel read in place (neither laid out nor packed) from rows a
-      // kilobyte or more apart: see kStridedPanelPenalty.
-      bool inPlace = text.find("L_" + panelOperand_ + "(") == std::string::npos &&
-                     text.find("P_" + panelOperand_ + ",") == std::string::npos;
-      candidates_.push_back({text, microkernel::estimateDataMovement(b, levels_), laneShare_,
-                             fmaShareOfIssue(b), panelRowsLong_ && inPlace ? kStridedPanelPenalty : 1.0,
-                             unrolledOutputStride_, 0});
-    } catch (const UserError&) {
-      // Beyond the register file or not covering: not a candidate.
-    }
+    std::variant<microkernel::BoundScheme, UserError> bound =
+        microkernel::tryBindScheme(c_, microkernel::parseScheme(text, "search"), isa_);
+    // Beyond the register file or not covering: not a candidate.
+    const auto* b = std::get_if<microkernel::BoundScheme>(&bound);
+    if (!b) return;
+    // Its panel read in place (neither laid out nor packed) from rows a
+    // kilobyte or more apart: see kStridedPanelPenalty.
+    bool inPlace = text.find("L_" + panelOperand_ + "(") == std::string::npos &&
+                   text.find("P_" + panelOperand_ + ",") == std::string::npos;
+    candidates_.push_back({text, microkernel::estimateDataMovement(*b, levels_), laneShare_,
+                           fmaShareOfIssue(*b), panelRowsLong_ && inPlace ? kStridedPanelPenalty : 1.0,
+                           unrolledOutputStride_, 0});
   }
 
   const Contraction& c_;

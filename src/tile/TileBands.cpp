@@ -139,6 +139,22 @@ std::string asPolicy(const BandModel& band, const poly::Scop& scop, const std::v
   return out.empty() ? out : out.substr(0, out.size() - 2);
 }
 
+// The decision a model's explanation ends in: its last line without the
+// indentation and without "not tiled: " ("  not tiled: tiles save less than
+// 20% of the data movement\n" -> "tiles save less than 20% of the data
+// movement").
+std::string decisionOf(const std::string& why) {
+  std::string text = why;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  size_t newline = text.rfind('\n');
+  std::string line = newline == std::string::npos ? text : text.substr(newline + 1);
+  size_t start = line.find_first_not_of(' ');
+  line = start == std::string::npos ? "" : line.substr(start);
+  const std::string notTiled = "not tiled: ";
+  if (line.compare(0, notTiled.size(), notTiled) == 0) line = line.substr(notTiled.size());
+  return line;
+}
+
 // The share of the fusion level a consumer's own data tiles may fill; the
 // rest is left to the producers' slices recomputed in the tiles (about as
 // large as the consumer's reads of them) and to the next tile's data.
@@ -146,8 +162,8 @@ constexpr double kFusionTileShare = 0.25;
 
 class Tiler {
  public:
-  Tiler(const poly::Scop& scop, const TilingOptions& options, std::string& explain)
-      : scop_(scop), options_(options), explain_(explain) {}
+  Tiler(const poly::Scop& scop, const TilingOptions& options, Remarks& remarks)
+      : scop_(scop), options_(options), remarks_(remarks) {}
 
   isl::schedule_node visit(isl::schedule_node node) {
     if (node.isa<isl::schedule_node_band>()) {
@@ -203,13 +219,20 @@ class Tiler {
     model.setBypassingCaches(options_.streamedOutputs);
     std::ostringstream os;
     os << "band over";
-    for (const auto& s : model.statements()) os << " " << s;
+    std::string statements;  // the remark's subject: "S0 S1"
+    for (const auto& s : model.statements()) {
+      os << " " << s;
+      statements += (statements.empty() ? "" : " ") + s;
+    }
     const std::vector<int64_t>& extents = model.extents();
     os << " (" << model.members() << " member" << (model.members() == 1 ? "" : "s") << ", extents "
        << sizesText(extents) << ")\n";
 
     std::vector<LevelSizes> levels;
     bool forFusion = false;
+    std::string source;  // where the tiles come from: "policy", "auto" or "fusion"
+    std::string reason;  // why the band stays untiled, where it does
+    std::optional<std::vector<int64_t>> innermost;
     std::optional<std::vector<LevelSizes>> fromPolicy =
         sizesFromPolicy(model, scop_, options_.policy, options_.levels);
     // Producers basteln may recompute in the tiles Auto Tiling gives the band.
@@ -219,13 +242,14 @@ class Tiler {
             : std::set<std::string>{};
     if (fromPolicy) {
       levels = *fromPolicy;
+      source = "policy";
+      if (levels.empty()) reason = "the policy gives it no tiles";
       os << "  tiles from the policy\n";
       for (const auto& l : levels)
         os << "  " << l.level << ": " << sizesText(l.sizes) << ", data tiles " << l.cost.footprintBytes / 1024
            << " KiB, " << l.cost.instances << " instances\n";
     } else if (options_.autoTiling && model.members() >= 2 && !options_.levels.empty()) {
       std::string shapeWhy;
-      std::optional<std::vector<int64_t>> innermost;
       if (options_.innermostTile) innermost = options_.innermostTile(model, shapeWhy);
       // Every tile recomputes what the producers' slices read in common (a
       // pyramid's alpha channel, which all its channels read): the tiles may
@@ -235,9 +259,11 @@ class Tiler {
                                     !producerArrays.empty());
       os << "  Auto Tiling:\n" << shapeWhy << r.why;
       levels = r.levels;
+      source = "auto";
+      if (levels.empty()) reason = decisionOf(r.why);
     } else {
-      os << "  not tiled (" << (model.members() < 2 ? "a single loop has no reuse to gain" : "tiling is off")
-         << ")\n";
+      reason = model.members() < 2 ? "a single loop has no reuse to gain" : "tiling is off";
+      os << "  not tiled (" << reason << ")\n";
     }
     // basteln recomputes producers in the outermost tiles: tiles of a cache
     // larger than the fusion level would leave their slices there (the
@@ -261,8 +287,9 @@ class Tiler {
            << levels[dropped].level << " tiles stay in that cache\n";
         levels.erase(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>(dropped));
       } else if (dropped == levels.size()) {
-        os << "  tiles dropped: all above " << fusionLevel().name
-           << ", where producers recomputed in the tiles would stay\n";
+        reason = "tiles dropped: all above " + fusionLevel().name +
+                 ", where producers recomputed in the tiles would stay";
+        os << "  " << reason << "\n";
         levels.clear();
       }
     }
@@ -278,9 +305,14 @@ class Tiler {
       os << r.why;
       levels = r.levels;
       forFusion = !levels.empty();
+      if (forFusion)
+        source = "fusion";
+      else
+        reason = decisionOf(r.why);
     }
-    if (!levels.empty()) os << "  tiles: " << asPolicy(model, scop_, levels) << "\n";
-    explain_ += os.str();
+    const std::string tiles = levels.empty() ? "" : asPolicy(model, scop_, levels);
+    if (!levels.empty()) os << "  tiles: " << tiles << "\n";
+    remark(statements, os.str(), model, innermost, levels, source, tiles, reason);
     if (levels.empty()) return std::nullopt;
 
     isl::schedule_node node = band;
@@ -303,6 +335,33 @@ class Tiler {
     for (int i = 0; i < depth; ++i) node = node.parent();
     if (forFusion) node = schedule::insertMark(node, schedule::kFusionTilesMark);
     return node;
+  }
+
+  // The band's remark: missed with its reason where `levels` is empty,
+  // otherwise applied with the tiles, as policy text and per level
+  // ("tile_L1": "16x64x256").
+  void remark(const std::string& statements, std::string message, const BandModel& model,
+              const std::optional<std::vector<int64_t>>& innermost, const std::vector<LevelSizes>& levels,
+              const std::string& source, const std::string& tiles, const std::string& reason) {
+    if (!message.empty() && message.back() == '\n') message.pop_back();
+    Remarks::Values values;
+    if (levels.empty()) values.emplace_back("reason", reason);
+    values.emplace_back("members", model.members());
+    values.emplace_back("extents", sizesText(model.extents()));
+    if (innermost) values.emplace_back("innermost_tile", sizesText(*innermost));
+    if (levels.empty()) {
+      remarks_.missed(statements, std::move(message), std::move(values));
+      return;
+    }
+    values.emplace_back("source", source);
+    values.emplace_back("tiles", tiles);
+    std::string names;
+    for (const auto& l : levels) {
+      names += (names.empty() ? "" : " ") + l.level;
+      values.emplace_back("tile_" + l.level, sizesText(l.sizes));
+    }
+    values.emplace_back("levels", names);
+    remarks_.applied(statements, std::move(message), std::move(values));
   }
 
   // The arrays written by the earlier children of `band`'s sequence that
@@ -358,7 +417,7 @@ class Tiler {
 
   const poly::Scop& scop_;
   const TilingOptions& options_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
@@ -366,14 +425,14 @@ class Tiler {
 std::string tileMarkName(const std::string& level) { return schedule::kTileMarkPrefix + level; }
 
 isl::schedule tileBands(const poly::Scop& scop, const isl::schedule& schedule, const TilingOptions& options,
-                        std::string& explain) {
+                        Remarks& remarks) {
   validatePolicy(options.policy, scop, options.levels);
   isl_ctx* ctx = schedule.ctx().get();
   // Tile loops step by the tile size and point loops keep the original
   // coordinates, so nested levels line up and indices stay readable.
   isl_options_set_tile_scale_tile_loops(ctx, 1);
   isl_options_set_tile_shift_point_loops(ctx, 0);
-  return Tiler(scop, options, explain).visit(schedule.root()).schedule();
+  return Tiler(scop, options, remarks).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::tile

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 #include "tile/AutoTiling.h"
 #include "tile/TilePolicy.h"
 
@@ -43,11 +44,12 @@ struct TilingOptions {
   std::function<std::optional<std::vector<int64_t>>(const BandModel& band, std::string& why)> innermostTile;
 };
 
-// Appends the decisions and the model's numbers to `explain`. A policy that
-// names a statement, buffer or dimension that does not exist is a UserError
-// located in the policy text.
+// Adds one remark per band it considers to `remarks`: applied where the band
+// is tiled, missed (with its "reason") where not, the model's numbers in its
+// message. A policy that names a statement, buffer or dimension that does not
+// exist is a UserError located in the policy text.
 isl::schedule tileBands(const poly::Scop& scop, const isl::schedule& schedule, const TilingOptions& options,
-                        std::string& explain);
+                        Remarks& remarks);
 
 // "tile_L2": the mark over the tile loops of that level.
 std::string tileMarkName(const std::string& level);

@@ -65,11 +65,9 @@ microkernel::MicroKernelTable measureMicroKernels(const target::Hardware& hardwa
       for (int beta = 1; beta <= options.maxBeta; ++beta) {
         MicroKernelProblem p = microKernelProblem(*family, alpha, beta, isa.lanes, options.reduction);
         microkernel::Recognition r = microkernel::recognizeContraction(p.program, 0);
-        try {
-          microkernel::bindScheme(*r.contraction, microkernel::parseScheme(p.scheme, "microbench"), isa);
-        } catch (const UserError&) {
+        if (std::holds_alternative<UserError>(microkernel::tryBindScheme(
+                *r.contraction, microkernel::parseScheme(p.scheme, "microbench"), isa)))
           continue;  // beyond the register file
-        }
         driver::CompileOptions o;
         o.scheme.text = p.scheme;
         driver::CompiledProgram compiled = driver::compile(p.program, o, machine);

@@ -170,40 +170,50 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
 
 driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::CompileOptions options,
                                            const driver::Machine& machine, const SchemeSearchOptions& search,
-                                           std::string& explain) {
+                                           Remarks& remarks) {
   if (!driver::asksForSearch(options.scheme.text)) return options;
   // Each measurement goes to --explain too, after the verdict.
-  std::string measured;
+  Remarks measured;
   SchemeSearchOptions traced = search;
   traced.progress = [&](const std::string& line) {
     if (search.progress) search.progress(line);
-    measured += "scheme search:   " + line + "\n";
+    measured.analysis("", "scheme search:   " + line);
   };
   SchemeSearchResult r = searchScheme(program, options, machine, traced);
-  explain +=
-      "scheme search: " + r.why + "; " +
-      (r.scheme.empty() ? std::string("the compiler's own code is kept") : "chose [" + r.scheme + "]") +
-      "\n" + measured;
+  Remarks::Values values{{"enumerated", r.enumerated},
+                         {"measured", r.measured},
+                         {"baseline_ms", r.baselineMs},
+                         {"cached", r.fromCache}};
+  if (r.scheme.empty()) {
+    values.emplace_back("reason", r.why);
+    remarks.missed("", "scheme search: " + r.why + "; the compiler's own code is kept", std::move(values));
+  } else {
+    values.emplace_back("scheme", r.scheme);
+    values.emplace_back("best_ms", r.bestMs);
+    remarks.applied("", "scheme search: " + r.why + "; chose [" + r.scheme + "]", std::move(values));
+  }
+  for (const Remark& m : measured.all()) remarks.add(m);  // under the search's name
   options.scheme.text = r.scheme;
   return options;
 }
 
 driver::CompileOptions withSearchedScheme(const te::Program& program, const driver::CompileOptions& options,
-                                          const driver::Machine& machine, std::string& explain) {
+                                          const driver::Machine& machine, Remarks& remarks) {
   if (!driver::asksForSearch(options.scheme.text)) return options;
   SchemeSearchOptions search;
   search.budget = options.schemeBudget;
   search.threads = options.schemeThreads;
   search.measureMicroKernels = options.schemeClasses == driver::CompileOptions::SchemeClasses::Measure;
-  return resolveSchemeSearch(program, options, machine, search, explain);
+  return resolveSchemeSearch(program, options, machine, search, remarks);
 }
 
 driver::CompiledProgram compileTuned(const te::Program& program, const driver::CompileOptions& options,
                                      const driver::Machine& machine) {
-  std::string decided;
+  Remarks decided;
+  decided.setPass(kSchemeSearch);
   driver::CompiledProgram out =
       driver::compile(program, withSearchedScheme(program, options, machine, decided), machine);
-  out.explanation = decided + out.explanation;
+  out.remarks.prepend(decided);
   return out;
 }
 

@@ -52,19 +52,23 @@ SchemeSearchResult searchScheme(const te::Program& program, const driver::Compil
                                 const driver::Machine& machine, const SchemeSearchOptions& search);
 
 // The options with the searched scheme in place of "search" (or none, if the
-// compiler's own code won); appends what was decided to `explain`.
+// compiler's own code won); adds what was decided to `remarks` (applied with
+// its "scheme", or missed), then one analysis remark per measurement.
 driver::CompileOptions resolveSchemeSearch(const te::Program& program, driver::CompileOptions options,
                                            const driver::Machine& machine, const SchemeSearchOptions& search,
-                                           std::string& explain);
+                                           Remarks& remarks);
 
 // The options with the scheme that --scheme search (with the options' budget,
 // threads and classes) finds in place of "search"; the options as they are
-// when they ask for none. Appends what was decided to `explain`.
+// when they ask for none. Adds what was decided to `remarks`.
 driver::CompileOptions withSearchedScheme(const te::Program& program, const driver::CompileOptions& options,
-                                          const driver::Machine& machine, std::string& explain);
+                                          const driver::Machine& machine, Remarks& remarks);
 // driver::compile, after the search the options ask for (--scheme search,
 // with their budget, threads and classes), whose measurements go to
 // --explain before the compilation's.
+// The name its remarks carry: it runs before the pipeline, not as a stage.
+inline constexpr const char* kSchemeSearch = "scheme-search";
+
 driver::CompiledProgram compileTuned(const te::Program& program, const driver::CompileOptions& options,
                                      const driver::Machine& machine);
 

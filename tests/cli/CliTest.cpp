@@ -1,6 +1,7 @@
 // The CLI contract: exit codes, --json fields, located errors for bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -167,6 +168,44 @@ TEST_F(Cli, MicroBenchWritesTheMachinesClassesAndSchemeSearchUsesThem) {
   auto badClasses = runTessel("run " + file("conv.tc") + " --scheme search --scheme-classes guessed");
   EXPECT_NE(badClasses.exitCode, 0);
   EXPECT_NE(badClasses.err.find("--scheme-classes"), std::string::npos) << badClasses.err;
+}
+
+// --explain=json: every remark's fields, named by the pipeline's stages; its
+// messages in order are exactly what --explain prints.
+TEST_F(Cli, ExplainAsStructuredRemarks) {
+  auto json = runTessel("compile " + file("mm.tc") + " --fusion basteln --explain=json");
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  nlohmann::json remarks = nlohmann::json::parse(json.out);
+  ASSERT_TRUE(remarks.is_array()) << json.out;
+  ASSERT_FALSE(remarks.empty());
+  std::vector<std::string> stages = driver::cpuPipeline().names();
+  stages.push_back("scheme-auto");
+  std::string messages;
+  for (const auto& r : remarks) {
+    for (const char* field : {"pass", "kind", "subject", "message", "values"})
+      EXPECT_TRUE(r.contains(field)) << field << " missing in " << r.dump();
+    EXPECT_NE(std::find(stages.begin(), stages.end(), r["pass"].get<std::string>()), stages.end())
+        << r.dump();
+    std::string kind = r["kind"].get<std::string>();
+    EXPECT_TRUE(kind == "applied" || kind == "missed" || kind == "analysis") << r.dump();
+    if (kind == "missed") {
+      EXPECT_TRUE(r["values"].contains("reason")) << r.dump();
+    }
+    messages += r["message"].get<std::string>() + "\n";
+  }
+  auto text = runTessel("compile " + file("mm.tc") + " --fusion basteln --explain");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_EQ(messages, text.out);
+  // The scheduler's decision, as data.
+  auto scheduled = std::find_if(remarks.begin(), remarks.end(), [](const nlohmann::json& r) {
+    return r["pass"] == "schedule" && r["kind"] == "applied";
+  });
+  ASSERT_NE(scheduled, remarks.end()) << json.out;
+  EXPECT_EQ((*scheduled)["values"]["scheduler"], "isl's scheduler") << scheduled->dump();
+
+  auto bad = runTessel("compile " + file("mm.tc") + " --explain=xml");
+  EXPECT_EQ(bad.exitCode, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--explain"), std::string::npos) << bad.err;
 }
 
 // --scheduler tessel and its constraint files: the Fig. 3(b) tree holds, and

@@ -8,7 +8,10 @@
 
 #include <array>
 #include <sstream>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "../support/Compile.h"
 #include "../support/RowPrograms.h"
@@ -47,6 +50,38 @@ driver::CompileOptions basteln(int tile, double redundancy = 0.25) {
   return o;
 }
 
+using Values = std::vector<std::pair<std::string, std::string>>;
+
+// basteln's remarks of `kind` about `subject` (any when "") with all of `values`.
+std::vector<Remark> decisions(const CheckedProgram& c, RemarkKind kind, const std::string& subject,
+                              const Values& values) {
+  std::vector<Remark> out;
+  for (const Remark& r : c.program.remarks.find("basteln", kind, subject)) {
+    bool all = true;
+    for (const auto& [name, value] : values) all = all && r.value(name) == value;
+    if (all) out.push_back(r);
+  }
+  return out;
+}
+
+// Whether basteln recomputed `producer` in the tiles of `consumer` (statement names).
+bool recomputedInTiles(const CheckedProgram& c, const std::string& producer, const std::string& consumer) {
+  return !decisions(c, RemarkKind::Applied, producer,
+                    {{"action", "recomputed"}, {"consumer", consumer}, {"place", "tiles"}})
+              .empty();
+}
+
+// Whether the contract pass made a buffer of `tensor` with all of `values`
+// ("shape", "buffer", "statements", "recomputed", "part", "parts").
+bool contracted(const CheckedProgram& c, const std::string& tensor, const Values& values) {
+  for (const Remark& r : c.program.remarks.find("contract", RemarkKind::Applied, tensor)) {
+    bool all = true;
+    for (const auto& [name, value] : values) all = all && r.value(name) == value;
+    if (all) return true;
+  }
+  return false;
+}
+
 // bench/programs/NAME.tc without its first line (its sizes), for a test's own.
 std::string benchProgramBody(const std::string& name) {
   std::string tc = testing::readText(testing::sourcePath("bench/programs/" + name + ".tc"));
@@ -67,12 +102,11 @@ TEST(Basteln, Fig1ConvPipelineRecomputesTheQuantizationPerTile) {
     for (int tile : {2, 3, 32}) {
       CheckedProgram c = compileAndCheck(convPipeline(h, w), basteln(tile, 1.0));
       EXPECT_TRUE(c.check.pass) << h << "x" << w << " tile " << tile << "\n" << c.check.failures;
-      EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S3 S2 S1"))
-          << h << "x" << w << " tile " << tile << "\n"
-          << c.program.explanation;
+      EXPECT_TRUE(recomputedInTiles(c, "S0", "S3 S2 S1")) << h << "x" << w << " tile " << tile << "\n"
+                                                          << c.explained();
       EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << c.program.dump;
       // A lives in a per-tile buffer: no full-size array is allocated.
-      EXPECT_TRUE(c.has("contraction: A (")) << c.program.explanation;
+      EXPECT_FALSE(c.program.remarks.find("contract", RemarkKind::Applied, "A").empty()) << c.explained();
       for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "A");
     }
   }
@@ -93,8 +127,12 @@ TEST(Basteln, SmallTilesPassTheRedundancyLimit) {
   // 2x2 output tiles need 4x4 of A: 75% of A's executions are recomputations.
   CheckedProgram c = compileAndCheck(convPipeline(13, 13), basteln(2));
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("basteln: S0 not recomputed in the tiles of S3 S2 S1 (about")) << c.program.explanation;
-  EXPECT_TRUE(c.has("limit 25%")) << c.program.explanation;
+  std::vector<Remark> refused =
+      decisions(c, RemarkKind::Missed, "S0",
+                {{"action", "not-recomputed"}, {"consumer", "S3 S2 S1"}, {"place", "tiles"}});
+  ASSERT_FALSE(refused.empty()) << c.explained();
+  EXPECT_TRUE(refused[0].has("redundancy")) << c.explained();
+  EXPECT_EQ(refused[0].value("redundancy_limit"), "0.25") << c.explained();
   EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
 }
 
@@ -104,13 +142,15 @@ TEST(Basteln, SmallTilesPassTheRedundancyLimit) {
 TEST(Basteln, SlicesBeyondTheCachesAreNotRecomputed) {
   CheckedProgram c = compileAndCheck(convPipeline(1024, 1024), basteln(512));
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("basteln: S0 not recomputed in the tiles of S3 S2 S1 (its slice per tile ("))
-      << c.program.explanation;
-  EXPECT_TRUE(c.has(" KiB) with the others' would not stay in the caches (limit 512 KiB))"))
-      << c.program.explanation;
+  std::vector<Remark> refused =
+      decisions(c, RemarkKind::Missed, "S0",
+                {{"action", "not-recomputed"}, {"consumer", "S3 S2 S1"}, {"place", "tiles"}});
+  ASSERT_FALSE(refused.empty()) << c.explained();
+  EXPECT_TRUE(refused[0].has("slice_bytes")) << c.explained();
+  EXPECT_NEAR(std::stod(refused[0].value("bytes_limit")) / 1024, 512, 0.5) << c.explained();
   CheckedProgram all = compileAndCheck(convPipeline(1024, 1024), basteln(512, 1.0));
   EXPECT_TRUE(all.check.pass) << all.check.failures;
-  EXPECT_TRUE(all.has("basteln: S0 recomputed in the tiles of S3 S2 S1")) << all.program.explanation;
+  EXPECT_TRUE(recomputedInTiles(all, "S0", "S3 S2 S1")) << all.explained();
 }
 
 // The default redundancy limit (40%) takes unsharp's 5-tap blur in 8-row
@@ -123,9 +163,13 @@ TEST(Basteln, DefaultLimitTakesUnsharpsBlurInEightRowStrips) {
     o.fusion = driver::Fusion::Basteln;
     CheckedProgram c = compileAndCheck("# sizes: C=2 H=" + std::to_string(h) + " W=1028\n" + tc, o);
     EXPECT_TRUE(c.check.pass) << h << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S1 S3 S2 (a 1x12x1024 slice per tile, about"))
+    EXPECT_FALSE(
+        decisions(
+            c, RemarkKind::Applied, "S0",
+            {{"action", "recomputed"}, {"consumer", "S1 S3 S2"}, {"place", "tiles"}, {"slice", "1x12x1024"}})
+            .empty())
         << h << "\n"
-        << c.program.explanation;
+        << c.explained();
   }
 }
 
@@ -157,9 +201,8 @@ TEST(Basteln, MultiStatementIntermediateComesWhole) {
   for (int tile : {2, 5, 16}) {
     CheckedProgram c = compileAndCheck(tc, basteln(tile, 1.0));
     EXPECT_TRUE(c.check.pass) << tile << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("basteln: S1 S0 recomputed in the tiles of S2")) << tile << "\n"
-                                                                       << c.program.explanation;
-    EXPECT_TRUE(c.program.kernel.temporaries.empty()) << tile << "\n" << c.program.explanation;
+    EXPECT_TRUE(recomputedInTiles(c, "S1 S0", "S2")) << tile << "\n" << c.explained();
+    EXPECT_TRUE(c.program.kernel.temporaries.empty()) << tile << "\n" << c.explained();
   }
 }
 
@@ -174,14 +217,14 @@ TEST(Basteln, SharedReductionSliceRunsTilesInOrder) {
       "  Y(i,j) = s(i,j) + s(i+1,j) + s(i,j+1) where i in 0:N-1, j in 0:M-1\n}\n";
   CheckedProgram big = compileAndCheck(tc, basteln(256, 1.0));
   EXPECT_TRUE(big.check.pass) << big.check.failures;
-  EXPECT_TRUE(big.has("basteln: S1 S0 recomputed in the tiles of S2")) << big.program.explanation;
+  EXPECT_TRUE(recomputedInTiles(big, "S1 S0", "S2")) << big.explained();
   EXPECT_TRUE(
       big.has("recomputation: the loops around the recomputed S0 S1 run in order (s is a shared array"))
-      << big.program.explanation;
+      << big.explained();
   CheckedProgram small = compileAndCheck(tc, basteln(32, 1.0));
   EXPECT_TRUE(small.check.pass) << small.check.failures;
-  EXPECT_TRUE(small.has("contraction: s (300x300) becomes a 33x33 buffer")) << small.program.explanation;
-  EXPECT_FALSE(small.has("run in order")) << small.program.explanation;
+  EXPECT_TRUE(contracted(small, "s", {{"shape", "300x300"}, {"buffer", "33x33"}})) << small.explained();
+  EXPECT_FALSE(small.has("run in order")) << small.explained();
 }
 
 // A producer that writes an output (here fused with the row sums Z, which
@@ -195,8 +238,13 @@ TEST(Basteln, ProducerWritingAnOutputIsNotRecomputed) {
       "  Y(i,j) = A(i,j) + A(i+1,j+1) where i in 0:N-1, j in 0:M-1\n}\n";
   CheckedProgram c = compileAndCheck(tc, basteln(4, 1.0));
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("not recomputed in the tiles of S3 (it writes program outputs)"))
-      << c.program.explanation;
+  EXPECT_FALSE(decisions(c, RemarkKind::Missed, "",
+                         {{"action", "not-recomputed"},
+                          {"consumer", "S3"},
+                          {"place", "tiles"},
+                          {"reason", "it writes program outputs"}})
+                   .empty())
+      << c.explained();
   EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos);
 }
 
@@ -215,9 +263,14 @@ TEST(Basteln, DataflowCheckStopsAtTheTimeLimit) {
   o.fusionCheckTimeLimit = std::chrono::milliseconds(1);
   CheckedProgram c = compileAndCheck(convPipeline(61, 67), o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(
-      c.has("the dataflow check of the fused tree ran past its time limit (--fusion-check-time-limit)"))
-      << c.program.explanation;
+  EXPECT_FALSE(
+      decisions(
+          c, RemarkKind::Missed, "",
+          {{"action", "no-fusion"},
+           {"reason",
+            "the dataflow check of the fused tree ran past its time limit (--fusion-check-time-limit)"}})
+          .empty())
+      << c.explained();
 }
 
 // Q Kᵀ V: promotion transposes K's tiles so that Q Kᵀ runs as outer products;
@@ -236,10 +289,14 @@ TEST(Basteln, ProducerReadingATransposedCopyStaysInItsTiles) {
     o.bastelnRedundancy = redundancy;
     CheckedProgram c = compileAndCheck(tc, o);
     EXPECT_TRUE(c.check.pass) << c.check.failures;
-    EXPECT_TRUE(c.has("transposed)")) << c.program.explanation;
-    EXPECT_EQ(c.has("(its vector loops read a transposed copy that its recomputations would not have)"),
+    EXPECT_TRUE(c.has("transposed)")) << c.explained();
+    EXPECT_EQ(!decisions(c, RemarkKind::Missed, "",
+                         {{"action", "not-recomputed"},
+                          {"reason",
+                           "its vector loops read a transposed copy that its recomputations would not have"}})
+                   .empty(),
               redundancy < 1)
-        << c.program.explanation;
+        << c.explained();
   }
 }
 
@@ -253,15 +310,20 @@ TEST(Basteln, TwoMatmulsAreRefused) {
       "  D(m,n) +=! E(m,l) * C(l,n)\n}\n";
   CheckedProgram c = compileAndCheck(tc, basteln(8));
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(
-      c.has("basteln: S1 S0 not recomputed in the tiles of S2 S3 (about 80% of its executions would be "
-            "recomputations, limit 25%)"))
-      << c.program.explanation;
-  EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos) << c.program.explanation;
+  std::vector<Remark> refused =
+      decisions(c, RemarkKind::Missed, "S1 S0",
+                {{"action", "not-recomputed"},
+                 {"consumer", "S2 S3"},
+                 {"place", "tiles"},
+                 {"reason", "about 80% of its executions would be recomputations, limit 25%"}});
+  ASSERT_FALSE(refused.empty()) << c.explained();
+  EXPECT_NEAR(std::stod(refused[0].value("redundancy")), 0.8, 0.005) << c.explained();
+  EXPECT_EQ(refused[0].value("redundancy_limit"), "0.25") << c.explained();
+  EXPECT_EQ(c.program.dump.find("extension:"), std::string::npos) << c.explained();
   // At 100% it is fused, and still right.
   CheckedProgram forced = compileAndCheck(tc, basteln(8, 1.0));
   EXPECT_TRUE(forced.check.pass) << forced.check.failures;
-  EXPECT_NE(forced.program.dump.find("extension:"), std::string::npos) << forced.program.explanation;
+  EXPECT_NE(forced.program.dump.find("extension:"), std::string::npos) << forced.explained();
 }
 
 // Alg. 4, multiple outputs: O1 reads the top rows of P, O2 the bottom
@@ -283,14 +345,18 @@ TEST(Basteln, Alg4DisjointPartsGoIntoTheirOwnReaders) {
   for (auto [h, m] : {std::pair{7, 3}, {13, 17}, {29, 31}}) {
     CheckedProgram c = compileAndCheck(program(h, m, false), basteln(8, 1.0));
     EXPECT_TRUE(c.check.pass) << h << "x" << m << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S2 (")) << c.program.explanation;
-    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S1 (")) << c.program.explanation;
-    EXPECT_TRUE(c.has("(part 2 of 2: each nest computes the values it reads)")) << c.program.explanation;
-    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "P") << c.program.explanation;
+    EXPECT_TRUE(recomputedInTiles(c, "S0", "S2")) << c.explained();
+    EXPECT_TRUE(recomputedInTiles(c, "S0", "S1")) << c.explained();
+    // (Each nest computes the values of P it reads.)
+    EXPECT_TRUE(contracted(c, "P", {{"part", "2"}, {"parts", "2"}})) << c.explained();
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "P") << c.explained();
     CheckedProgram same = compileAndCheck(program(h, m, true), basteln(8, 1.0));
     EXPECT_TRUE(same.check.pass) << h << "x" << m << "\n" << same.check.failures;
-    EXPECT_TRUE(same.has("fuse-outer: one parallel loop over S1 ; S2")) << same.program.explanation;
-    EXPECT_TRUE(same.has("basteln: S0 recomputed in the tiles of S2 S1 (")) << same.program.explanation;
+    bool shared = false;  // one parallel loop over O1's and O2's nests
+    for (const Remark& r : same.program.remarks.find("fuse-outer", RemarkKind::Applied))
+      shared = shared || r.value("nests") == "S1 ; S2";
+    EXPECT_TRUE(shared) << same.explained();
+    EXPECT_TRUE(recomputedInTiles(same, "S0", "S2 S1")) << same.explained();
   }
 }
 
@@ -327,40 +393,55 @@ TEST(Basteln, Alg4IdenticalCaseRunsTheSecondOutputInTheTilesOfTheFirst) {
       if (m == 1) continue;  // (one row: nothing is tiled)
       // Cubes are split where K's instances span several of them (after the rows, or the rows
       // and the columns), as the tile band's member order has it.
+      // (Alg. 4's identical case: a nest "moved" into the consumer's tiles.)
       if (rowsOnly) {
-        EXPECT_TRUE(c.has("basteln: S3 S4 runs in the tiles of S2 S1 (Alg. 4, identical case"))
-            << c.program.explanation;
-        EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S2 S1 (")) << c.program.explanation;
+        EXPECT_FALSE(decisions(c, RemarkKind::Applied, "S3 S4",
+                               {{"action", "moved"}, {"consumer", "S2 S1"}, {"place", "tiles"}})
+                         .empty())
+            << c.explained();
+        EXPECT_TRUE(recomputedInTiles(c, "S0", "S2 S1")) << c.explained();
       } else {
-        EXPECT_TRUE(c.has("basteln: S3 S4 runs in ")) << c.program.explanation;
-        EXPECT_TRUE(c.has("basteln: S0 recomputed in ")) << c.program.explanation;
+        EXPECT_FALSE(decisions(c, RemarkKind::Applied, "S3 S4", {{"action", "moved"}}).empty())
+            << c.explained();
+        EXPECT_FALSE(decisions(c, RemarkKind::Applied, "S0", {{"action", "recomputed"}}).empty())
+            << c.explained();
       }
-      if (c.has("basteln: S3 S4 runs in the outer 1 tile loop(s) of S2 S1 (Alg. 4")) {
+      const Values rowOfTiles{{"consumer", "S2 S1"}, {"place", "outer-tile-loops"}, {"tile_loops", "1"}};
+      Values movedThere = rowOfTiles;
+      movedThere.emplace_back("action", "moved");
+      if (!decisions(c, RemarkKind::Applied, "S3 S4", movedThere).empty()) {
         splitSeen = true;
-        EXPECT_TRUE(c.has("basteln: S0 recomputed in the outer 1 tile loop(s) of S2 S1 (a 8x"))
-            << c.program.explanation;
-        EXPECT_TRUE(c.has("slice per row of tiles")) << c.program.explanation;
+        // (Its slice is one per row of tiles: the place says so.)
+        std::vector<Remark> slice = decisions(c, RemarkKind::Applied, "S0", rowOfTiles);
+        ASSERT_FALSE(slice.empty()) << c.explained();
+        EXPECT_EQ(slice[0].value("action"), "recomputed") << c.explained();
+        EXPECT_EQ(slice[0].value("slice").rfind("8x", 0), 0u) << c.explained();
       }
-      EXPECT_FALSE(c.has("run in order")) << c.program.explanation;
-      for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "Nm") << c.program.explanation;
+      EXPECT_FALSE(c.has("run in order")) << c.explained();
+      for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "Nm") << c.explained();
     }
     // One tile of rows for two threads (fixedCaches: 2 cores): K would run on one of them.
     driver::CompileOptions oneTile = rows;
     oneTile.tiles = tile::parseTilePolicy("*: 128@L2", "test");
     CheckedProgram single = compileAndCheck(sizes + body, oneTile);
     EXPECT_TRUE(single.check.pass) << m << "x" << k << "x" << n << "\n" << single.check.failures;
-    EXPECT_FALSE(single.has("runs in the tiles")) << single.program.explanation;
+    EXPECT_TRUE(decisions(single, RemarkKind::Applied, "", {{"action", "moved"}, {"place", "tiles"}}).empty())
+        << single.explained();
     if (m > 1) {
-      EXPECT_TRUE(single.has("(Alg. 4: the tiles are fewer than the 2 threads"))
-          << single.program.explanation;
+      EXPECT_FALSE(
+          decisions(single, RemarkKind::Missed, "", {{"action", "not-moved"}, {"threads", "2"}}).empty())
+          << single.explained();
     }
     CheckedProgram refused = compileAndCheck(sizes + mirrored, rows);
     EXPECT_TRUE(refused.check.pass) << m << "x" << k << "x" << n << "\n" << refused.check.failures;
     if (m > 8) {
-      EXPECT_TRUE(
-          refused.has("basteln: S3 does not run in the tiles of S2 S1 (Alg. 4: some of its instances "
-                      "would run in several tiles)"))
-          << refused.program.explanation;
+      EXPECT_FALSE(decisions(refused, RemarkKind::Missed, "S3",
+                             {{"action", "not-moved"},
+                              {"consumer", "S2 S1"},
+                              {"place", "tiles"},
+                              {"reason", "some of its instances would run in several tiles"}})
+                       .empty())
+          << refused.explained();
     }
   }
   EXPECT_TRUE(splitSeen);
@@ -382,12 +463,14 @@ TEST(Basteln, RecomputedColumnKeepsItsBufferAboveTheCopyLoops) {
     CheckedProgram c = compileAndCheck(tc, basteln(4, 1.0));
     EXPECT_TRUE(c.check.pass) << n << "\n" << c.check.failures;
     if (n == 1) continue;  // one iteration: nothing to recompute
-    EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << n << "\n" << c.program.explanation;
-    EXPECT_TRUE(c.has("contraction: A (" + std::to_string(n) + "x" + std::to_string(n) +
-                      ") becomes a 4x1 buffer per iteration of the loops around S2 S1 S0, "
-                      "recomputed in each"))
+    EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << n << "\n" << c.explained();
+    EXPECT_TRUE(contracted(c, "A",
+                           {{"shape", std::to_string(n) + "x" + std::to_string(n)},
+                            {"buffer", "4x1"},
+                            {"statements", "S2 S1 S0"},
+                            {"recomputed", "true"}}))
         << n << "\n"
-        << c.program.explanation;
+        << c.explained();
   }
 }
 
@@ -408,8 +491,8 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
   for (auto [h, w] : {std::pair{131, 1031}, {257, 509}}) {
     CheckedProgram c = compileAndCheck(blur(h, w), o);
     EXPECT_TRUE(c.check.pass) << h << "x" << w << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them (L2")) << c.program.explanation;
-    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S1")) << c.program.explanation;
+    EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them (L2")) << c.explained();
+    EXPECT_TRUE(recomputedInTiles(c, "S0", "S1")) << c.explained();
     for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "BX");
   }
   // Hyperthreads share L1 and L2 (sharedBy 2): L2 is still private to the core.
@@ -418,19 +501,18 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
     if (level.name != "DRAM") level.sharedBy = 2;
   CheckedProgram onSmt = compileAndCheck(blur(131, 1031), o, smt);
   EXPECT_TRUE(onSmt.check.pass) << onSmt.check.failures;
-  EXPECT_TRUE(onSmt.has("fusion tiles for the producers recomputed in them (L2"))
-      << onSmt.program.explanation;
+  EXPECT_TRUE(onSmt.has("fusion tiles for the producers recomputed in them (L2")) << onSmt.explained();
   // A tile policy that covers the nest decides alone, even to leave it untiled.
   driver::CompileOptions untiled = o;
   untiled.tiles = tile::parseTilePolicy("S_1: *, *", "test");
   CheckedProgram byPolicy = compileAndCheck(blur(131, 1031), untiled);
   EXPECT_TRUE(byPolicy.check.pass) << byPolicy.check.failures;
-  EXPECT_FALSE(byPolicy.has("fusion tiles")) << byPolicy.program.explanation;
+  EXPECT_FALSE(byPolicy.has("fusion tiles")) << byPolicy.explained();
   // Without basteln the same nest stays untiled (streaming is as good).
   o.fusion = driver::Fusion::Smart;
   CheckedProgram smart = compileAndCheck(blur(131, 1031), o);
   EXPECT_TRUE(smart.check.pass) << smart.check.failures;
-  EXPECT_FALSE(smart.has("fusion tiles")) << smart.program.explanation;
+  EXPECT_FALSE(smart.has("fusion tiles")) << smart.explained();
 }
 
 // Harris's 3x3 sums over rows so wide that one row's data nearly fills the
@@ -445,11 +527,12 @@ TEST(Basteln, WideStencilRowsGetShorterFusionTiles) {
   for (int h : {68, 101}) {  // 64 output rows in two tiles; 97 in four, the last a partial one
     CheckedProgram c = compileAndCheck("# sizes: H=" + std::to_string(h) + " W=4099\n" + tc, o);
     EXPECT_TRUE(c.check.pass) << h << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("fusion tiles with whole rows: 1x4095")) << c.program.explanation;
-    EXPECT_TRUE(c.has("recomputed in the tiles of")) << c.program.explanation;
+    EXPECT_TRUE(c.has("fusion tiles with whole rows: 1x4095")) << c.explained();
+    EXPECT_FALSE(
+        decisions(c, RemarkKind::Applied, "", {{"action", "recomputed"}, {"place", "tiles"}}).empty())
+        << c.explained();
     for (const auto& t : c.program.kernel.temporaries)
-      for (const char* gone : {"Ix", "Iy", "Ixx", "Iyy", "Ixy"})
-        EXPECT_NE(t.name, gone) << c.program.explanation;
+      for (const char* gone : {"Ix", "Iy", "Ixx", "Iyy", "Ixy"}) EXPECT_NE(t.name, gone) << c.explained();
   }
 }
 
@@ -468,8 +551,11 @@ TEST(Basteln, StencilChainRecomputesBothProducers) {
                                            "  C(h, w) = B(h, w) + B(h + 1, w)\n}\n",
                                        o);
     EXPECT_TRUE(c.check.pass) << h << "x" << w << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("recomputed in the tiles of S2")) << c.program.explanation;
-    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "B") << c.program.explanation;
+    EXPECT_FALSE(decisions(c, RemarkKind::Applied, "",
+                           {{"action", "recomputed"}, {"consumer", "S2"}, {"place", "tiles"}})
+                     .empty())
+        << c.explained();
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "B") << c.explained();
   }
 }
 
@@ -488,9 +574,13 @@ TEST(Basteln, FusionTilesWithoutFusionAreRemoved) {
       "  B(h, w) = (BX(h, w) + BX(h + 1, w) + BX(h + 2, w)) / 3\n}\n",
       o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them")) << c.program.explanation;
-  EXPECT_TRUE(c.has("basteln: S0 not recomputed in the tiles of S1 (about")) << c.program.explanation;
-  EXPECT_TRUE(c.has("basteln: tiles of S1 made for fusion removed")) << c.program.explanation;
+  EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them")) << c.explained();
+  std::vector<Remark> refused = decisions(
+      c, RemarkKind::Missed, "S0", {{"action", "not-recomputed"}, {"consumer", "S1"}, {"place", "tiles"}});
+  ASSERT_FALSE(refused.empty()) << c.explained();
+  EXPECT_TRUE(refused[0].has("redundancy")) << c.explained();
+  EXPECT_FALSE(decisions(c, RemarkKind::Applied, "S1", {{"action", "tiles-removed"}}).empty())
+      << c.explained();
   EXPECT_EQ(c.program.dump.find("fusion_tiles"), std::string::npos) << c.program.dump;
   EXPECT_EQ(c.program.dump.find("tile_L2"), std::string::npos) << c.program.dump;
 }
@@ -519,14 +609,16 @@ TEST(Basteln, UntiledConsumerRecomputesProducersAtItsOuterLoop) {
         std::to_string(b) + "x" + std::to_string(s) + "x" + std::to_string(nh) + "x" + std::to_string(d);
     EXPECT_TRUE(c.check.pass) << shape << "\n" << c.check.failures;
     if (d == 1) continue;  // one-element rows: the matmul's loops are distributed apart
-    EXPECT_TRUE(
-        c.has("basteln: S0 recomputed in each iteration of the untiled outer loop of S2 S1 (a 1x1x1x" +
-              std::to_string(d) + " slice per iteration, about 0% recomputation)"))
-        << shape << "\n"
-        << c.program.explanation;
+    std::vector<Remark> fused =
+        decisions(c, RemarkKind::Applied, "S0",
+                  {{"action", "recomputed"}, {"consumer", "S2 S1"}, {"place", "untiled-outer-loop"}});
+    ASSERT_FALSE(fused.empty()) << shape << "\n" << c.explained();
+    EXPECT_EQ(fused[0].value("slice"), "1x1x1x" + std::to_string(d)) << shape << "\n" << c.explained();
+    // "about 0% recomputation"
+    EXPECT_LT(std::stod(fused[0].value("redundancy")), 0.005) << shape << "\n" << c.explained();
     EXPECT_NE(c.program.dump.find("extension:"), std::string::npos) << c.program.dump;
     EXPECT_EQ(c.program.dump.find("tile_"), std::string::npos) << c.program.dump;
-    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "T") << c.program.explanation;
+    for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "T") << c.explained();
   }
 }
 
@@ -554,15 +646,19 @@ TEST(Basteln, PyramidOutputTilesKeepTheChannelsTheLevelsShare) {
         "# sizes: C=4 H=" + std::to_string(h) + " W=" + std::to_string(w) + "\n" + tc, o, withL3);
     std::string shape = std::to_string(h) + "x" + std::to_string(w);
     EXPECT_TRUE(c.check.pass) << shape << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("tiles above L2 dropped")) << shape << "\n" << c.program.explanation;
-    EXPECT_TRUE(c.has("tiles: S_8: *, ")) << shape << "\n" << c.program.explanation;
-    EXPECT_TRUE(c.has("basteln: S0 recomputed in the tiles of S9 S8 (a 4x")) << shape << "\n"
-                                                                             << c.program.explanation;
+    EXPECT_TRUE(c.has("tiles above L2 dropped")) << shape << "\n" << c.explained();
+    EXPECT_TRUE(c.has("tiles: S_8: *, ")) << shape << "\n" << c.explained();
+    std::vector<Remark> fused = decisions(
+        c, RemarkKind::Applied, "S0", {{"action", "recomputed"}, {"consumer", "S9 S8"}, {"place", "tiles"}});
+    ASSERT_FALSE(fused.empty()) << shape << "\n" << c.explained();
+    EXPECT_EQ(fused[0].value("slice").rfind("4x", 0), 0u) << shape << "\n" << c.explained();
     // Without the spans D0x stayed a full array ("no loop keeps each of its values within one iteration").
-    EXPECT_TRUE(c.has("contraction: D0x (4x" + std::to_string(h) + "x")) << shape << "\n"
-                                                                         << c.program.explanation;
+    bool contractedD0x = false;
+    for (const Remark& r : c.program.remarks.find("contract", RemarkKind::Applied, "D0x"))
+      contractedD0x = contractedD0x || r.value("shape").rfind("4x" + std::to_string(h) + "x", 0) == 0;
+    EXPECT_TRUE(contractedD0x) << shape << "\n" << c.explained();
     for (const auto& t : c.program.kernel.temporaries)
-      EXPECT_NE(t.name, "D0x") << shape << "\n" << c.program.explanation;
+      EXPECT_NE(t.name, "D0x") << shape << "\n" << c.explained();
   }
 }
 
@@ -590,7 +686,8 @@ TEST(Basteln, SliceNeededByManyReadsIsOneBox) {
   o.tiles = tile::parseTilePolicy("*: 8@L2, 2048@L2", "test");
   CheckedProgram c = compileAndCheck(harris, o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("recomputed in the tiles of")) << c.program.explanation;
+  EXPECT_FALSE(decisions(c, RemarkKind::Applied, "", {{"action", "recomputed"}, {"place", "tiles"}}).empty())
+      << c.explained();
   std::string lir = lir::toString(c.program.kernel);
   EXPECT_EQ(lir.find("if ("), std::string::npos) << lir;
   std::istringstream lines(lir);
@@ -614,8 +711,14 @@ TEST(Basteln, UntiledConsumerDoesNotTakeAReductionPerIteration) {
       "  O(b, i, n, d) = C(b, n, i, d)\n}\n",
       o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("not recomputed in each iteration of the untiled outer loop of S2 (it is a reduction"))
-      << c.program.explanation;
+  EXPECT_FALSE(
+      decisions(c, RemarkKind::Missed, "",
+                {{"action", "not-recomputed"},
+                 {"consumer", "S2"},
+                 {"place", "untiled-outer-loop"},
+                 {"reason", "it is a reduction, whose slices of one iteration would lose its tiles' reuse"}})
+          .empty())
+      << c.explained();
 }
 
 // A producer that already shares loops with its reader, whose values for one
@@ -628,14 +731,20 @@ TEST(Basteln, ProducersWhoseValuesStayInTheCachesAroundTheirReadersAreNotRecompu
   o.fusion = driver::Fusion::Basteln;
   CheckedProgram c = compileAndCheck(tc, o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(
-      c.has("basteln: S0 not recomputed in the tiles of S2 S1 (its values for one iteration of the loops "
-            "around it and its readers (32 KiB) already stay in the caches)"))
-      << c.program.explanation;
+  std::vector<Remark> refused = decisions(
+      c, RemarkKind::Missed, "S0",
+      {{"action", "not-recomputed"},
+       {"consumer", "S2 S1"},
+       {"place", "tiles"},
+       {"reason",
+        "its values for one iteration of the loops around it and its readers (32 KiB) already stay in "
+        "the caches"}});
+  ASSERT_FALSE(refused.empty()) << c.explained();
+  EXPECT_NEAR(std::stod(refused[0].value("bytes")) / 1024, 32, 0.5) << c.explained();
   o.bastelnRedundancy = 1.0;
   CheckedProgram all = compileAndCheck(tc, o);
   EXPECT_TRUE(all.check.pass) << all.check.failures;
-  EXPECT_TRUE(all.has("basteln: S0 recomputed in the tiles of S2 S1")) << all.program.explanation;
+  EXPECT_TRUE(recomputedInTiles(all, "S0", "S2 S1")) << all.explained();
 }
 
 TEST(Basteln, OptionsParseAndPrint) {

@@ -8,6 +8,10 @@
 // interpreter at awkward shapes.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "../support/RowPrograms.h"
 #include "fuse/GroupQuasiIdentity.h"
 #include "poly/IslContext.h"
@@ -38,6 +42,18 @@ TEST(GroupQuasiIdentity, RelationTestFollowsDefinition41) {
   EXPECT_FALSE(quasi(ctx, "{ A[i, j] -> B[i, j, k] : 0 <= i < 8 and 0 <= j < 8 and 0 <= k < 4 }"));
 }
 
+// Whether basteln-group made a remark of `kind` about `subject` (any when
+// "") with all of `values`.
+bool said(const CheckedProgram& c, RemarkKind kind, const std::string& subject,
+          const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const Remark& r : c.program.remarks.find("basteln-group", kind, subject)) {
+    bool all = true;
+    for (const auto& [name, value] : values) all = all && r.value(name) == value;
+    if (all) return true;
+  }
+  return false;
+}
+
 driver::CompileOptions basteln() {
   driver::CompileOptions o;
   o.fusion = driver::Fusion::Basteln;
@@ -57,10 +73,12 @@ TEST(GroupQuasiIdentity, Fig1GroupsTheConvolutionWithItsReLU) {
     EXPECT_TRUE(c.check.pass) << h << "x" << w << "\n" << c.check.failures;
     if (h == 1 && w == 1) continue;
     // (The init S1, the update S2 and the ReLU S3; statement names come in isl's order.)
-    EXPECT_TRUE(c.has("basteln-group: one band over S3 S2 S1 (isl's band over the group, 3 loops)"))
-        << c.program.explanation;
-    EXPECT_TRUE(c.has("basteln-group: S0 stays out of the group of S1 (a dependence is not quasi-identity)"))
-        << c.program.explanation;
+    EXPECT_TRUE(said(c, RemarkKind::Applied, "S3 S2 S1",
+                     {{"construction", "scheduler"}, {"scheduler", "isl"}, {"loops", "3"}}))
+        << c.explained();
+    EXPECT_TRUE(said(c, RemarkKind::Missed, "S0",
+                     {{"group", "S1"}, {"reason", "a dependence is not quasi-identity"}}))
+        << c.explained();
     // The dump shows the grouped tree: two children of the top sequence.
     EXPECT_NE(c.program.dump.find("sequence:"), std::string::npos) << c.program.dump;
   }
@@ -80,7 +98,7 @@ TEST(GroupQuasiIdentity, IndependentNestsJoinThroughACommonConsumer) {
     CheckedProgram c = compileAndCheck(tc, basteln());
     EXPECT_TRUE(c.check.pass) << n << "\n" << c.check.failures;
     if (n > 1) {
-      EXPECT_TRUE(c.has("basteln-group: one band over")) << c.program.explanation;
+      EXPECT_FALSE(c.program.remarks.find("basteln-group", RemarkKind::Applied).empty()) << c.explained();
     }
     // One group: the band is the root's child.
     EXPECT_NE(c.program.dump.find("\nchild:\n  schedule:"), std::string::npos) << c.program.dump;
@@ -99,8 +117,9 @@ TEST(GroupQuasiIdentity, AGroupNeverDependsOnItselfThroughAnotherNest) {
                            "  R(i) = A(i) * X(i) where i in 0:N-1\n}\n";
     CheckedProgram c = compileAndCheck(tc, basteln());
     EXPECT_TRUE(c.check.pass) << n << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("(it and the group depend on each other through other nests)"))
-        << c.program.explanation;
+    EXPECT_TRUE(said(c, RemarkKind::Missed, "",
+                     {{"reason", "it and the group depend on each other through other nests"}}))
+        << c.explained();
   }
 }
 
@@ -115,7 +134,9 @@ TEST(GroupQuasiIdentity, AParallelProducerStaysOutOfASerialReduction) {
     CheckedProgram c = compileAndCheck(tc, basteln());
     EXPECT_TRUE(c.check.pass) << n << "\n" << c.check.failures;
     if (n > 1) {
-      EXPECT_TRUE(c.has("(the shared outer loop would carry a dependence)")) << c.program.explanation;
+      EXPECT_TRUE(
+          said(c, RemarkKind::Missed, "", {{"reason", "the shared outer loop would carry a dependence"}}))
+          << c.explained();
     }
   }
 }
@@ -133,7 +154,9 @@ TEST(GroupQuasiIdentity, MatmulWithBiasKeepsItsThreeLoopBand) {
     CheckedProgram c = compileAndCheck(tc, basteln());
     EXPECT_TRUE(c.check.pass) << m << "x" << n << "x" << k << "\n" << c.check.failures;
     if (m > 1) {
-      EXPECT_TRUE(c.has("(isl's band over the group, 3 loops)")) << c.program.explanation;
+      EXPECT_TRUE(said(c, RemarkKind::Applied, "",
+                       {{"construction", "scheduler"}, {"scheduler", "isl"}, {"loops", "3"}}))
+          << c.explained();
     }
   }
 }
@@ -152,10 +175,12 @@ TEST(GroupQuasiIdentity, AContractionKeepsItsRegisterTilesOutOfARowGroup) {
     CheckedProgram c = compileAndCheck(tc, basteln());
     EXPECT_TRUE(c.check.pass) << s << "x" << d << "\n" << c.check.failures;
     if (s < 7) continue;
-    EXPECT_TRUE(c.has("(contraction S1 would lose its register tiles in the group)"))
-        << c.program.explanation;
-    EXPECT_TRUE(c.has("basteln-group: one band over S1 S0 (")) << c.program.explanation;
-    EXPECT_TRUE(c.has("basteln-group: one band over S2 S3 (")) << c.program.explanation;
+    EXPECT_TRUE(said(
+        c, RemarkKind::Missed, "",
+        {{"reason", "contraction S1 would lose its register tiles in the group"}, {"contraction", "S1"}}))
+        << c.explained();
+    EXPECT_TRUE(said(c, RemarkKind::Applied, "S1 S0", {})) << c.explained();
+    EXPECT_TRUE(said(c, RemarkKind::Applied, "S2 S3", {})) << c.explained();
   }
 }
 
@@ -167,7 +192,8 @@ TEST(GroupQuasiIdentity, SharedCoordinatesBandDropsTheRepeatedLoops) {
     CheckedProgram c = compileAndCheck(testing::rowSizes(n, d) + testing::kRowSoftmax, basteln());
     EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
     if (n == 1) continue;
-    EXPECT_TRUE(c.has("(1 shared coordinates)")) << c.program.explanation;
+    EXPECT_TRUE(said(c, RemarkKind::Applied, "", {{"construction", "shared-coordinates"}, {"loops", "1"}}))
+        << c.explained();
     // Below the row band, e and the sum's update keep only their d loop.
     EXPECT_NE(c.program.dump.find("schedule: \"[{ S2[n, d] -> [(d)] }]\""), std::string::npos)
         << c.program.dump;

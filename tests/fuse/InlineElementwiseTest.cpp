@@ -25,6 +25,13 @@ driver::CompileOptions inlining() {
   return o;
 }
 
+// The inline pass's one remark of `kind` about `tensor` (one without values
+// when there is not exactly one).
+Remark inlineRemark(const CheckedProgram& c, RemarkKind kind, const std::string& tensor) {
+  std::vector<Remark> found = c.program.remarks.find("inline", kind, tensor);
+  return found.size() == 1 ? found.front() : Remark{};
+}
+
 bool hasTemporary(const CheckedProgram& c, const std::string& name) {
   for (const auto& t : c.program.kernel.temporaries)
     if (t.name == name) return true;
@@ -43,8 +50,12 @@ TEST(InlineElementwise, ChainIntoAReductionDisappears) {
                            "  R(n) +=! B(n, d)\n}\n";
     CheckedProgram c = compileAndCheck(tc, inlining());
     EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("inline: A inlined into B\n")) << c.program.explanation;
-    EXPECT_TRUE(c.has("inline: B inlined into R\n")) << c.program.explanation;
+    Remark a = inlineRemark(c, RemarkKind::Applied, "A");
+    EXPECT_EQ(a.value("readers"), "B") << c.explained();
+    EXPECT_EQ(a.value("rule"), "read-once") << c.explained();
+    Remark b = inlineRemark(c, RemarkKind::Applied, "B");
+    EXPECT_EQ(b.value("readers"), "R") << c.explained();
+    EXPECT_EQ(b.value("rule"), "read-once") << c.explained();
     EXPECT_EQ(c.program.dump.find("A("), std::string::npos) << c.program.dump;
     EXPECT_EQ(c.program.dump.find("B("), std::string::npos) << c.program.dump;
     EXPECT_FALSE(hasTemporary(c, "A") || hasTemporary(c, "B"));
@@ -61,7 +72,8 @@ TEST(InlineElementwise, TransposedReaderGetsTheExpression) {
       "  O(n, m) = T(m, n) * T(m, n) == 0 ? 1 : 2 * T(m, n)\n}\n";
   CheckedProgram twice = compileAndCheck(tc, inlining());
   EXPECT_TRUE(twice.check.pass) << twice.check.failures;
-  EXPECT_TRUE(twice.has("inline: T kept (a reader reads it at 3 places)")) << twice.program.explanation;
+  EXPECT_EQ(inlineRemark(twice, RemarkKind::Missed, "T").value("reason"), "a reader reads it at 3 places")
+      << twice.explained();
   const std::string once =
       "# sizes: M=13 N=7\n"
       "def f(float(M,N) X) -> (O) {\n"
@@ -69,7 +81,7 @@ TEST(InlineElementwise, TransposedReaderGetsTheExpression) {
       "  O(n, m) = 2 * T(m, n)\n}\n";
   CheckedProgram c = compileAndCheck(once, inlining());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("inline: T inlined into O")) << c.program.explanation;
+  EXPECT_EQ(inlineRemark(c, RemarkKind::Applied, "T").value("readers"), "O") << c.explained();
 }
 
 // Inlining would recompute: a 3-tap stencil and a broadcast read each
@@ -85,8 +97,10 @@ TEST(InlineElementwise, StencilAndBroadcastReadersKeepTheirTemporaries) {
       "  O(n, d) = B(n) * Y(n, d)\n}\n";
   CheckedProgram c = compileAndCheck(tc, inlining());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("inline: A kept (a reader reads it at 3 places)")) << c.program.explanation;
-  EXPECT_TRUE(c.has("inline: B kept (some element is read more than once)")) << c.program.explanation;
+  EXPECT_EQ(inlineRemark(c, RemarkKind::Missed, "A").value("reason"), "a reader reads it at 3 places")
+      << c.explained();
+  EXPECT_EQ(inlineRemark(c, RemarkKind::Missed, "B").value("reason"), "some element is read more than once")
+      << c.explained();
 }
 
 // Q changes between T's stage and T's reader: T's expression must be
@@ -101,9 +115,11 @@ TEST(InlineElementwise, InputsChangingBeforeTheReaderKeepIt) {
       "  O(n) = T(n) + Q(n)\n}\n";
   CheckedProgram c = compileAndCheck(tc, inlining());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("inline: T kept (its expression reads Q, which changes before its last reader)"))
-      << c.program.explanation;
-  EXPECT_TRUE(c.has("inline: Q kept (another stage writes it too)")) << c.program.explanation;
+  EXPECT_EQ(inlineRemark(c, RemarkKind::Missed, "T").value("reason"),
+            "its expression reads Q, which changes before its last reader")
+      << c.explained();
+  EXPECT_EQ(inlineRemark(c, RemarkKind::Missed, "Q").value("reason"), "another stage writes it too")
+      << c.explained();
 }
 
 // f16 arithmetic runs in f32 and rounds where it is stored: the inlined
@@ -117,7 +133,7 @@ TEST(InlineElementwise, HalfValuesAreRoundedAsTheStoreWould) {
                            "  O(i) = T(i) - X(i) * X(i)\n}\n";
     CheckedProgram c = compileAndCheck(tc, inlining());
     EXPECT_TRUE(c.check.pass) << n << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("inline: T inlined into O")) << c.program.explanation;
+    EXPECT_EQ(inlineRemark(c, RemarkKind::Applied, "T").value("readers"), "O") << c.explained();
   }
 }
 
@@ -132,7 +148,7 @@ TEST(InlineElementwise, DisjointReadersBothGetTheExpression) {
       "  B(i) = T(H + i) - S(i)\n}\n";
   CheckedProgram c = compileAndCheck(halves, inlining());
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("inline: T inlined into A, B")) << c.program.explanation;
+  EXPECT_EQ(inlineRemark(c, RemarkKind::Applied, "T").value("readers"), "A, B") << c.explained();
 }
 
 // The host's ISA with a 4 KiB L2 (and 1 KiB L1): small programs pass the
@@ -168,8 +184,10 @@ TEST(InlineElementwise, CheapTemporariesBeyondTheCachesAreRecomputed) {
       CheckedProgram k = compileAndCheck(premultiplied(c, h, w, premultiply), o, smallCaches());
       EXPECT_TRUE(k.check.pass) << c << "x" << h << "x" << w << "\n" << k.check.failures;
       if (c * h * w * 4 <= 4096) continue;  // fits in the L2: kept
-      EXPECT_TRUE(k.has("inline: D0 inlined into D0x, O (cheap to recompute: about"))
-          << k.program.explanation;
+      Remark d0 = inlineRemark(k, RemarkKind::Applied, "D0");
+      EXPECT_EQ(d0.value("readers"), "D0x, O") << k.explained();
+      EXPECT_EQ(d0.value("rule"), "cheap") << k.explained();
+      EXPECT_TRUE(d0.has("reads_per_element")) << k.explained();
       EXPECT_EQ(k.program.dump.find("D0("), std::string::npos) << k.program.dump;
       EXPECT_FALSE(hasTemporary(k, "D0"));
     }
@@ -210,7 +228,7 @@ TEST(InlineElementwise, CheapRuleKeepsWhatRecomputationWouldCost) {
   off.recomputeCheap = false;
   CheckedProgram kept = compileAndCheck(premultiplied(4, 13, 127, "I(c, h, w) * 2"), off, smallCaches());
   EXPECT_TRUE(kept.check.pass) << kept.check.failures;
-  EXPECT_EQ(kept.program.explanation.find("inline:"), std::string::npos) << kept.program.explanation;
+  EXPECT_TRUE(kept.program.remarks.find("inline").empty()) << kept.explained();
   // D0 keeps its statement (basteln may still recompute it in O's tiles).
   EXPECT_NE(kept.program.dump.find("D0("), std::string::npos) << kept.program.dump;
 }
@@ -227,7 +245,7 @@ TEST(InlineElementwise, OffByDefault) {
   plain.dumpAfter = "inline";
   CheckedProgram c = compileAndCheck(tc, plain);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_EQ(c.program.explanation.find("inline:"), std::string::npos) << c.program.explanation;
+  EXPECT_TRUE(c.program.remarks.find("inline").empty()) << c.explained();
   EXPECT_NE(c.program.dump.find("T("), std::string::npos) << c.program.dump;
 }
 

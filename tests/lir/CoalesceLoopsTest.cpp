@@ -4,12 +4,15 @@
 // matches the reference interpreter, at sizes that leave partial vectors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../front/FrontTestUtil.h"
 #include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
 #include "lir/CoalesceLoops.h"
+#include "support/Remarks.h"
 
 namespace tessel::lir {
 namespace {
@@ -31,6 +34,13 @@ std::string sized(int n, int c, int h, int w) {
          " W=" + std::to_string(w) + "\n";
 }
 
+// Whether a nest was coalesced into a vector loop of `iterations` iterations.
+bool coalescedInto(const driver::CompiledProgram& cp, int iterations) {
+  std::vector<Remark> coalesced = cp.remarks.find("coalesce", RemarkKind::Applied);
+  return std::any_of(coalesced.begin(), coalesced.end(),
+                     [&](const Remark& r) { return r.value("iterations") == std::to_string(iterations); });
+}
+
 class CoalesceLoops : public ::testing::TestWithParam<std::string> {};
 
 // basteln's `indep`: two per-channel element-wise outputs of one NCHW tensor.
@@ -45,8 +55,7 @@ TEST_P(CoalesceLoops, ShortContiguousRowsBecomeOneVectorLoop) {
   for (auto [n, c, h, w] : {std::tuple{2, 3, 7, 7}, {1, 13, 5, 3}, {3, 2, 13, 1}, {1, 1, 1, 7}}) {
     driver::CompiledProgram cp = compileAndCheck(sized(n, c, h, w) + indep, isa);
     if (h > 1 && w > 1) {
-      std::string merged = "of " + std::to_string(h * w) + " iterations";
-      EXPECT_NE(cp.explanation.find(merged), std::string::npos) << cp.explanation;
+      EXPECT_TRUE(coalescedInto(cp, h * w)) << cp.remarks.text();
       EXPECT_NE(cp.dump.find("< " + std::to_string(h * w) + ")"), std::string::npos) << cp.dump;
     }
   }
@@ -63,17 +72,16 @@ TEST_P(CoalesceLoops, NestsThatDoNotAllowItKeepTheirLoops) {
           "def f(float(C, H, W) X) -> (B) {\n  T(c, h, w) = X(c, h, w) * 2\n  B(c, h, w) = T(c, h, w) + "
           "X(c, h, w)\n}\n",
       isa);
-  EXPECT_EQ(chain.explanation.find("coalesced into vector loop"), std::string::npos) << chain.explanation;
+  EXPECT_TRUE(chain.remarks.find("coalesce", RemarkKind::Applied).empty()) << chain.remarks.text();
   driver::CompiledProgram transposed = compileAndCheck(
       sized(1, 3, 5, 5) +
           "def f(float(C, H, W) X) -> (B) {\n  B(c, h, w) = X(c, w, h) where h in 0:H, w in 0:W\n}\n",
       isa);
-  EXPECT_EQ(transposed.explanation.find("coalesced into vector loop"), std::string::npos)
-      << transposed.explanation;
+  EXPECT_TRUE(transposed.remarks.find("coalesce", RemarkKind::Applied).empty()) << transposed.remarks.text();
   driver::CompiledProgram indexed = compileAndCheck(
       sized(1, 3, 5, 5) + "def f(float(C, H, W) X) -> (B) {\n  B(c, h, w) = h > 2 ? X(c, h, w) : 0\n}\n",
       isa);
-  EXPECT_EQ(indexed.explanation.find("coalesced into vector loop"), std::string::npos) << indexed.explanation;
+  EXPECT_TRUE(indexed.remarks.find("coalesce", RemarkKind::Applied).empty()) << indexed.remarks.text();
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, CoalesceLoops, ::testing::Values("avx512", "avx2"));
@@ -98,21 +106,26 @@ TEST(CoalesceLoopsLir, ReadsOfAWrittenBufferAtAFixedElementAreADependence) {
     return k;
   };
   Expr fixedRead = binary(BinaryOp::Mul, DType::F32, load("A", DType::F32, indexImm(2)), imm(2, DType::F32));
-  std::string explain;
-  coalesceLoops(nest(fixedRead), 8, explain);
-  EXPECT_NE(explain.find("loops o i: not coalesced: 'A' is accessed at another element"), std::string::npos)
-      << explain;
+  Remarks fixed;
+  coalesceLoops(nest(fixedRead), 8, fixed);
+  std::vector<Remark> kept = fixed.find("", RemarkKind::Missed, "o i");
+  ASSERT_EQ(kept.size(), 1u) << fixed.text();
+  EXPECT_EQ(kept[0].value("reason"), "'A' is accessed at another element than the one written")
+      << fixed.text();
   Expr indirectRead = load("A", DType::F32, load("J", DType::I32, indexVar("o")));
-  explain.clear();
-  coalesceLoops(nest(indirectRead), 8, explain);
-  EXPECT_NE(explain.find("loops o i: not coalesced: a read of 'A' is not contiguous"), std::string::npos)
-      << explain;
+  Remarks indirect;
+  coalesceLoops(nest(indirectRead), 8, indirect);
+  kept = indirect.find("", RemarkKind::Missed, "o i");
+  ASSERT_EQ(kept.size(), 1u) << indirect.text();
+  EXPECT_EQ(kept[0].value("reason"), "a read of 'A' is not contiguous over both loops") << indirect.text();
   // The same nest copying J's elements row by row coalesces.
   Kernel plain = nest(load("J", DType::I32, indexBinary(BinaryOp::Add, indexVar("o"), indexVar("i"))));
-  explain.clear();
-  coalesceLoops(plain, 8, explain);
-  EXPECT_NE(explain.find("loops o i: coalesced into vector loop o_i of 7 iterations"), std::string::npos)
-      << explain;
+  Remarks copied;
+  coalesceLoops(plain, 8, copied);
+  std::vector<Remark> coalesced = copied.find("", RemarkKind::Applied, "o i");
+  ASSERT_EQ(coalesced.size(), 1u) << copied.text();
+  EXPECT_EQ(coalesced[0].value("loop"), "o_i") << copied.text();
+  EXPECT_EQ(coalesced[0].value("iterations"), "7") << copied.text();
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
+#include "support/Remarks.h"
 #include "tile/TilePolicy.h"
 
 namespace tessel::lir {
@@ -41,6 +42,42 @@ std::string sized(int m, int n, int k, const char* body) {
          body;
 }
 
+constexpr int kAny = -1;
+
+// Whether the register tiler made a tile of `rows` rows x `perRow`
+// accumulator vectors, its last `remainder` rows a tile of their own, its
+// vector loop `vectorLoop` in pieces of `pieceVectors` vectors (0: whole);
+// kAny (""): any.
+bool madeTile(const driver::CompiledProgram& cp, int rows, int perRow = kAny, int remainder = kAny,
+              int pieceVectors = kAny, const std::string& vectorLoop = "") {
+  for (const Remark& r : cp.remarks.find("register-tile", RemarkKind::Applied)) {
+    if (!r.has("accumulators_per_row")) continue;  // rows jammed into a vector reduction loop
+    auto is = [&](const char* name, int expected) {
+      return expected == kAny || r.value(name) == std::to_string(expected);
+    };
+    int pieces = r.has("piece_vectors") ? std::stoi(r.value("piece_vectors")) : 0;
+    if (is("rows", rows) && is("accumulators_per_row", perRow) && is("remainder_rows", remainder) &&
+        (pieceVectors == kAny || pieces == pieceVectors) &&
+        (vectorLoop.empty() || r.value("vector_loop") == vectorLoop))
+      return true;
+  }
+  return false;
+}
+
+// Whether `rows` iterations were jammed into a vector reduction loop.
+bool jammed(const driver::CompiledProgram& cp, int rows) {
+  for (const Remark& r : cp.remarks.find("register-tile", RemarkKind::Applied))
+    if (r.has("reduction_loop") && r.value("rows") == std::to_string(rows)) return true;
+  return false;
+}
+
+// Whether a loop was left untiled for `reason`.
+bool refused(const driver::CompiledProgram& cp, const std::string& reason) {
+  for (const Remark& r : cp.remarks.find("register-tile", RemarkKind::Missed))
+    if (r.value("reason") == reason) return true;
+  return false;
+}
+
 class RegisterTile : public ::testing::TestWithParam<std::string> {};
 
 // Tiles of 8 x 24 x 8: a row is 2 vectors on AVX-512 (the second masked to 8
@@ -56,11 +93,8 @@ TEST_P(RegisterTile, MatmulFullAndPartialTiles) {
     // Full tiles are isolated from partial ones and get registers (8 rows x 2 vectors on
     // AVX-512; on AVX2 3 vectors a row leave room for 4 rows). With K < 8 no tile is full.
     if (m >= 8 && k >= 8) {
-      EXPECT_NE(
-          c.cp.explanation.find(isa == "avx512" ? "register tile of 8 rows" : "register tile of 4 rows"),
-          std::string::npos)
-          << "M=" << m << " N=" << n << " K=" << k << "\n"
-          << c.cp.explanation;
+      EXPECT_TRUE(madeTile(c.cp, isa == "avx512" ? 8 : 4)) << "M=" << m << " N=" << n << " K=" << k << "\n"
+                                                           << c.cp.remarks.text();
     }
   }
 }
@@ -71,7 +105,7 @@ TEST_P(RegisterTile, AutoTiledAndBatchedNests) {
   if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
   Compiled mm = compileAndCheck(sized(128, 128, 128, kMatmul), isa, "");
   EXPECT_TRUE(mm.pass) << mm.failures;
-  EXPECT_NE(mm.cp.explanation.find("register tile of"), std::string::npos) << mm.cp.explanation;
+  EXPECT_TRUE(madeTile(mm.cp, kAny)) << mm.cp.remarks.text();
   Compiled bmm = compileAndCheck(
       "# sizes: B=3 M=24 N=40 K=17\ndef f(float(B,M,K) X, float(B,K,N) Y) -> (Z) {\n  Z(b,m,n) +=! X(b,m,k) "
       "* "
@@ -81,13 +115,11 @@ TEST_P(RegisterTile, AutoTiledAndBatchedNests) {
   Compiled three = compileAndCheck(sized(9, 16, 5, kMatmul), isa, "S_0: 9@L1, 16@L1; S_1: 9@L1, 16@L1, 5@L1");
   EXPECT_TRUE(three.pass) << three.failures;
   // 3 rows would keep too few accumulators: the most rows that fit, the rest a tile of its own.
-  EXPECT_NE(
-      three.cp.explanation.find(isa == "avx512" ? "register tile of 8 rows x 1 accumulator vector(s) (the "
-                                                  "last 1 rows a tile of their own)"
-                                                : "register tile of 6 rows x 2 accumulator vector(s) (the "
-                                                  "last 3 rows a tile of their own)"),
-      std::string::npos)
-      << three.cp.explanation;
+  if (isa == "avx512") {
+    EXPECT_TRUE(madeTile(three.cp, 8, 1, 1)) << three.cp.remarks.text();
+  } else {
+    EXPECT_TRUE(madeTile(three.cp, 6, 2, 3)) << three.cp.remarks.text();
+  }
 }
 
 // 16 rows of 4 vectors (AVX-512): tiles of 4 rows, which divide 16, would
@@ -101,10 +133,7 @@ TEST_P(RegisterTile, MostRowsThatFitWhenTheyLoadLess) {
     Compiled c = compileAndCheck(sized(m, n, k, kMatmul), isa, tiles);
     EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
     if (isa == "avx512") {
-      EXPECT_NE(c.cp.explanation.find("register tile of 6 rows x 4 accumulator vector(s) (the last 4 rows a "
-                                      "tile of their own)"),
-                std::string::npos)
-          << c.cp.explanation;
+      EXPECT_TRUE(madeTile(c.cp, 6, 4, 4)) << c.cp.remarks.text();
     }
   }
 }
@@ -121,10 +150,9 @@ TEST_P(RegisterTile, DepthwiseRowsKeepADividingHeight) {
       isa, "");
   EXPECT_TRUE(c.pass) << c.failures;
   if (isa == "avx512") {
-    EXPECT_NE(c.cp.explanation.find("register tile of 4 rows x 4 accumulator vector(s), kept"),
-              std::string::npos)
-        << c.cp.explanation;
-    EXPECT_EQ(c.cp.explanation.find("rows a tile of their own"), std::string::npos) << c.cp.explanation;
+    EXPECT_TRUE(madeTile(c.cp, 4, 4, 0, 0)) << c.cp.remarks.text();
+    for (const Remark& r : c.cp.remarks.find("register-tile", RemarkKind::Applied))
+      EXPECT_TRUE(r.value("remainder_rows").empty() || r.value("remainder_rows") == "0") << r.message;
   }
 }
 
@@ -140,9 +168,7 @@ TEST_P(RegisterTile, DotProductsJammedIntoOneVectorReduction) {
     Compiled c = compileAndCheck(sized(m, n, k, nt), isa, tiles);
     EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
     if (n >= 8) {
-      EXPECT_NE(c.cp.explanation.find("8 iterations jammed into vector reduction loop"), std::string::npos)
-          << "M=" << m << " N=" << n << " K=" << k << "\n"
-          << c.cp.explanation;
+      EXPECT_TRUE(jammed(c.cp, 8)) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.cp.remarks.text();
     }
   }
 }
@@ -159,13 +185,10 @@ TEST_P(RegisterTile, RowsOfUpTo64Elements) {
     Compiled c = compileAndCheck(sized(m, n, k, kMatmul), isa,
                                  "S_0: 2@L1, " + columns + "; S_1: 2@L1, " + columns + ", 8@L1");
     EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
-    const char* expected = n > 64            ? "not register-tiled: a vector loop is longer than 64 elements"
-                           : isa == "avx512" ? "register tile of 2 rows x 4 accumulator vector(s)"
-                                             : "register tile of 2 rows x 6 accumulator vector(s) (vector "
-                                               "loop c5 in pieces of 6 vectors)";
-    EXPECT_NE(c.cp.explanation.find(expected), std::string::npos)
-        << "M=" << m << " N=" << n << " K=" << k << "\n"
-        << c.cp.explanation;
+    bool expected = n > 64            ? refused(c.cp, "a vector loop is longer than 64 elements")
+                    : isa == "avx512" ? madeTile(c.cp, 2, 4)
+                                      : madeTile(c.cp, 2, 6, 0, 6, "c5");
+    EXPECT_TRUE(expected) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.cp.remarks.text();
   }
 }
 
@@ -181,11 +204,8 @@ TEST_P(RegisterTile, LongRowsRunInPiecesWithMoreRows) {
                                  "S_0: 6@L1, " + columns + "; S_1: 6@L1, " + columns + ", 4@L1");
     EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
     if (isa == "avx2" && k >= 4) {  // (K < 4 leaves no full tile)
-      EXPECT_NE(c.cp.explanation.find("register tile of 6 rows x 2 accumulator vector(s) (vector loop c5 in "
-                                      "pieces of 2 vectors)"),
-                std::string::npos)
-          << "M=" << m << " N=" << n << " K=" << k << "\n"
-          << c.cp.explanation;
+      EXPECT_TRUE(madeTile(c.cp, 6, 2, 0, 2, "c5")) << "M=" << m << " N=" << n << " K=" << k << "\n"
+                                                    << c.cp.remarks.text();
     }
   }
 }
@@ -204,13 +224,10 @@ TEST_P(RegisterTile, PrimeRowCountsKeepTheirLastRowsInASmallerTile) {
     EXPECT_TRUE(c.pass) << "M=" << m << "\n" << c.failures;
     if (isa == "avx2") {
       // (7 rows take the row in pieces of one vector instead: 7 accumulators, no rest.)
-      std::string expected = m == 35 ? "register tile of 5 rows x 2 accumulator vector(s), kept"
-                             : m == 7
-                                 ? "register tile of 7 rows x 1 accumulator vector(s) (vector loop c5 in "
-                                   "pieces of 1 vectors)"
-                                 : "register tile of 6 rows x 2 accumulator vector(s) (the last " +
-                                       std::to_string(m % 6) + " rows a tile of their own)";
-      EXPECT_NE(c.cp.explanation.find(expected), std::string::npos) << "M=" << m << "\n" << c.cp.explanation;
+      bool expected = m == 35  ? madeTile(c.cp, 5, 2, 0, 0)
+                      : m == 7 ? madeTile(c.cp, 7, 1, 0, 1, "c5")
+                               : madeTile(c.cp, 6, 2, m % 6);
+      EXPECT_TRUE(expected) << "M=" << m << "\n" << c.cp.remarks.text();
     }
   }
 }
@@ -227,8 +244,8 @@ TEST(RegisterTileExplain, IsolatedPartialTilesAndDumps) {
   auto cp = testing::compileFor(front::testing::lowerText(sized(12, n, 8, kMatmul)), o);
   if (cp.kernel.vectorIsa.empty()) GTEST_SKIP() << "no vector ISA on this CPU";
   // 12 rows in tiles of 8: the full tile by 8 rows, the partial one (isolated: 4 rows) by 4.
-  EXPECT_NE(cp.explanation.find("register tile of 8 rows"), std::string::npos) << cp.explanation;
-  EXPECT_NE(cp.explanation.find("register tile of 4 rows"), std::string::npos) << cp.explanation;
+  EXPECT_TRUE(madeTile(cp, 8)) << cp.remarks.text();
+  EXPECT_TRUE(madeTile(cp, 4)) << cp.remarks.text();
   EXPECT_NE(cp.dump.find("registers>"), std::string::npos) << cp.dump;
   EXPECT_NE(cp.dump.find("unroll-jam"), std::string::npos) << cp.dump;
 }

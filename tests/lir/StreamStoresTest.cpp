@@ -11,6 +11,7 @@
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
+#include "support/Remarks.h"
 
 namespace tessel::lir {
 namespace {
@@ -59,7 +60,7 @@ TEST_P(StreamStores, ElementwiseAndSoftmaxOutputsStream) {
       testing::KernelCheck k = testing::checkAgainstInterpreter(cp);
       EXPECT_TRUE(k.pass) << m << "x" << n << "\n" << k.failures;
       if (m * n >= 16) {
-        EXPECT_TRUE(streams(cp)) << m << "x" << n << "\n" << cp.explanation;
+        EXPECT_TRUE(streams(cp)) << m << "x" << n << "\n" << cp.remarks.text();
       }
     }
   }
@@ -74,8 +75,11 @@ TEST_P(StreamStores, OutputsReadBackOrSmallStayCached) {
   driver::CompiledProgram cp = compile(sum, tinyCaches(isa, 16));
   EXPECT_TRUE(testing::checkAgainstInterpreter(cp).pass);
   EXPECT_FALSE(streams(cp));
-  EXPECT_NE(cp.explanation.find("output S: cached stores (the kernel reads it back)"), std::string::npos)
-      << cp.explanation;
+  std::vector<Remark> cached = cp.remarks.find("stream-stores", RemarkKind::Missed, "S");
+  EXPECT_EQ(cached.size(), 1u) << cp.remarks.text();
+  if (!cached.empty()) {
+    EXPECT_EQ(cached[0].value("reason"), "the kernel reads it back") << cp.remarks.text();
+  }
   const std::string add =
       "# sizes: M=13 N=40\ndef f(float(M,N) A, float(M,N) B) -> (C) {\n  C(m,n) = A(m,n) + B(m,n)\n}\n";
   EXPECT_FALSE(streams(compile(add, machineWith(isa))));

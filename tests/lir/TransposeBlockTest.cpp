@@ -12,6 +12,7 @@
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
+#include "support/Remarks.h"
 
 namespace tessel::lir {
 namespace {
@@ -65,6 +66,20 @@ Compiled compileAndCheck(const std::string& tc, const std::string& isa, bool til
   return c;
 }
 
+// Whether the vectorizer ran a loop in blocks, its reads transposed in registers.
+bool transposedInRegisters(const driver::CompiledProgram& cp) {
+  for (const Remark& r : cp.remarks.find("vectorize", RemarkKind::Applied))
+    if (r.has("transpose")) return true;
+  return false;
+}
+
+// Whether the vectorizer refused to run a loop in transpose blocks for `reason`.
+bool refusedBlocks(const driver::CompiledProgram& cp, const std::string& reason) {
+  for (const Remark& r : cp.remarks.find("vectorize", RemarkKind::Missed))
+    if (r.has("vector_loop") && r.value("reason") == reason) return true;
+  return false;
+}
+
 class TransposeBlock : public ::testing::TestWithParam<std::tuple<int, std::string>> {};
 
 TEST_P(TransposeBlock, MatchesTheInterpreter) {
@@ -76,9 +91,7 @@ TEST_P(TransposeBlock, MatchesTheInterpreter) {
       Compiled c = compileAndCheck("# sizes: " + sizes + "\n" + lc.tc, isa, tiling);
       std::string where = std::string(lc.name) + " " + sizes + (tiling ? " tiled" : " untiled");
       EXPECT_TRUE(c.check.pass) << where << "\n" << c.check.failures << c.cp.cSource;
-      EXPECT_EQ(c.cp.explanation.find("transposed in registers") != std::string::npos, transposes)
-          << where << "\n"
-          << c.cp.explanation;
+      EXPECT_EQ(transposedInRegisters(c.cp), transposes) << where << "\n" << c.cp.remarks.text();
     }
   }
 }
@@ -98,7 +111,7 @@ TEST(TransposeBlock, NotWhereNoLoopMakesTheReadContiguous) {
       "# sizes: M=9 K=40\ndef f(float(M,K) I) -> (O) {\n  O(n,m) = I(m, 2 * n) where n in 0:K/2\n}\n",
       "avx512", false);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_EQ(c.cp.explanation.find("transposed in registers"), std::string::npos) << c.cp.explanation;
+  EXPECT_FALSE(transposedInRegisters(c.cp)) << c.cp.remarks.text();
 }
 
 // A read under a guard may lie outside its tensor where the guard is false
@@ -115,14 +128,9 @@ TEST(TransposeBlock, NotUnderAGuard) {
         compileAndCheck(std::string("# sizes: M=37 N=21\ndef f(float(M,N) I) -> (O) {\n  ") + body + "\n}\n",
                         "avx512", false);
     EXPECT_TRUE(c.check.pass) << body << "\n" << c.check.failures;
-    EXPECT_EQ(c.cp.explanation.find("transposed in registers"), std::string::npos) << body << "\n"
-                                                                                   << c.cp.explanation;
-    EXPECT_EQ(
-        c.cp.explanation.find("not run in transpose blocks: a read to transpose is under a condition") !=
-            std::string::npos,
-        marked)
-        << body << "\n"
-        << c.cp.explanation;
+    EXPECT_FALSE(transposedInRegisters(c.cp)) << body << "\n" << c.cp.remarks.text();
+    EXPECT_EQ(refusedBlocks(c.cp, "a read to transpose is under a condition"), marked) << body << "\n"
+                                                                                       << c.cp.remarks.text();
   }
 }
 

@@ -14,7 +14,9 @@ namespace tessel::testing {
 struct CheckedProgram {
   driver::CompiledProgram program;
   KernelCheck check;
-  bool has(const std::string& text) const { return program.explanation.find(text) != std::string::npos; }
+  // Whether the --explain text has `text`: for a model's wording; decisions are matched on remarks' fields.
+  bool has(const std::string& text) const { return program.remarks.text().find(text) != std::string::npos; }
+  std::string explained() const { return program.remarks.text(); }
 };
 
 inline CheckedProgram compileAndCheck(const std::string& tc, driver::CompileOptions o = {},

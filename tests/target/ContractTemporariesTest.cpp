@@ -5,6 +5,9 @@
 // interpreter on two threads.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "../front/FrontTestUtil.h"
 #include "../support/RowPrograms.h"
 #include "driver/Compile.h"
@@ -17,6 +20,12 @@ using Compiled = testing::CheckedProgram;
 using testing::compileAndCheck;
 
 std::string sizes(int n, int d) { return testing::rowSizes(n, d); }
+
+// The contract pass's remarks of `kind` about temporary `tensor`.
+std::vector<Remark> contraction(const Compiled& c, RemarkKind kind, const std::string& tensor) {
+  return c.program.remarks.find("contract", kind, tensor);
+}
+
 const char* const kSoftmax = testing::kRowSoftmax;
 const char* const kLayernorm = testing::kRowLayernorm;
 
@@ -25,9 +34,10 @@ TEST(ContractTemporaries, SoftmaxTemporariesBecomeRowBuffers) {
   for (auto [n, d] : {std::pair{2, 17}, {13, 127}, {3, 33}}) {
     Compiled c = compileAndCheck(sizes(n, d) + kSoftmax);
     EXPECT_TRUE(c.check.pass) << n << "x" << d << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("contraction: e (" + std::to_string(n) + "x" + std::to_string(d) + ") becomes a 1x" +
-                      std::to_string(d) + " buffer"))
-        << c.program.explanation;
+    auto e = contraction(c, RemarkKind::Applied, "e");
+    ASSERT_EQ(e.size(), 1u) << n << "x" << d << "\n" << c.program.remarks.text();
+    EXPECT_EQ(e[0].value("shape"), std::to_string(n) + "x" + std::to_string(d));
+    EXPECT_EQ(e[0].value("buffer"), "1x" + std::to_string(d));
     EXPECT_TRUE(c.program.kernel.temporaries.empty());
     EXPECT_EQ(c.program.kernel.locals.size(), 3u);
   }
@@ -40,7 +50,10 @@ TEST(ContractTemporaries, ReversedReadsKeepTheWholeRow) {
                                "def f(float(N,D) X) -> (Y) {\n  t(n,d) = X(n,d) * 2\n"
                                "  Y(n,d) = t(n, D - 1 - d) + X(n,d)\n}\n");
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("contraction: t (5x37) becomes a 1x37 buffer")) << c.program.explanation;
+  auto t = contraction(c, RemarkKind::Applied, "t");
+  ASSERT_EQ(t.size(), 1u) << c.program.remarks.text();
+  EXPECT_EQ(t[0].value("shape"), "5x37");
+  EXPECT_EQ(t[0].value("buffer"), "1x37");
   EXPECT_TRUE(c.program.kernel.temporaries.empty());
 }
 
@@ -56,7 +69,10 @@ TEST(ContractTemporaries, BuffersPastTheBudgetStayArrays) {
                                    "  Y(n,d) = t(n, D - 1 - d) + X(n,d)\n}\n",
                                o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("contraction: t stays a full array")) << c.program.explanation;
+  auto t = contraction(c, RemarkKind::Missed, "t");
+  ASSERT_EQ(t.size(), 1u) << c.program.remarks.text();
+  EXPECT_FALSE(t[0].value("reason").empty()) << c.program.remarks.text();
+  EXPECT_TRUE(contraction(c, RemarkKind::Applied, "t").empty()) << c.program.remarks.text();
   EXPECT_EQ(c.program.kernel.temporaries.size(), 1u);
 }
 
@@ -81,8 +97,9 @@ TEST(ContractTemporaries, TemporaryReadBeforeAnyWriteStaysAnArray) {
   Compiled c = compileAndCheck(
       sizes(7, 19) + "def f(float(N,D) X) -> (Y) {\n  t(n) += X(n,d)\n  Y(n,d) = X(n,d) - t(n)\n}\n");
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("contraction: t stays a full array (some read sees the array's initial zeros)"))
-      << c.program.explanation;
+  auto t = contraction(c, RemarkKind::Missed, "t");
+  ASSERT_EQ(t.size(), 1u) << c.program.remarks.text();
+  EXPECT_EQ(t[0].value("reason"), "some read sees the array's initial zeros");
   EXPECT_EQ(c.program.kernel.temporaries.size(), 1u);
 }
 
@@ -95,9 +112,10 @@ TEST(ContractTemporaries, UpsampledReadsKeepARowBuffer) {
                                  "def f(float(N,D) X) -> (Y) {\n  t(n,d) = X(n,d) * 2\n"
                                  "  Y(n,e) = t(n, e / 2) + t(n, (e + 1) / 2) where e in 0:2 * D - 1\n}\n");
     EXPECT_TRUE(c.check.pass) << d << "\n" << c.check.failures;
-    EXPECT_TRUE(
-        c.has("contraction: t (5x" + std::to_string(d) + ") becomes a 1x" + std::to_string(d) + " buffer"))
-        << c.program.explanation;
+    auto t = contraction(c, RemarkKind::Applied, "t");
+    ASSERT_EQ(t.size(), 1u) << d << "\n" << c.program.remarks.text();
+    EXPECT_EQ(t[0].value("shape"), "5x" + std::to_string(d));
+    EXPECT_EQ(t[0].value("buffer"), "1x" + std::to_string(d));
     EXPECT_TRUE(c.program.kernel.temporaries.empty());
   }
 }
@@ -107,9 +125,9 @@ TEST(ContractTemporaries, IndirectlyReadTemporaryStaysAnArray) {
       "# sizes: N=6 D=10\ndef f(float(N,D) X, int32(N) P) -> (Y) {\n  t(n,d) = X(n,d) * 2\n"
       "  Y(n,d) = t(n, (P(n) % D + D) % D) where d in 0:D\n}\n");
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(
-      c.has("contraction: t stays a full array (a read's index is data-dependent or not proven in range)"))
-      << c.program.explanation;
+  auto t = contraction(c, RemarkKind::Missed, "t");
+  ASSERT_EQ(t.size(), 1u) << c.program.remarks.text();
+  EXPECT_EQ(t[0].value("reason"), "a read's index is data-dependent or not proven in range");
 }
 
 }  // namespace

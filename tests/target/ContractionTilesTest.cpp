@@ -6,13 +6,17 @@
 // leave partial vectors, partial register tiles and partial L1 tiles.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <regex>
+#include <sstream>
+#include <string>
 
 #include "../front/FrontTestUtil.h"
 #include "../support/Compile.h"
 #include "../support/KernelCheck.h"
 #include "../support/VectorIsa.h"
 #include "driver/Compile.h"
+#include "support/Remarks.h"
 #include "target/cpu/ContractionTiles.h"
 #include "target/cpu/PromoteOperands.h"
 
@@ -55,6 +59,29 @@ driver::CompiledProgram compile(const std::string& tc, const std::string& isa, b
   return cp;
 }
 
+// The "tile" stage's remark for the band of `statement` whose innermost tile
+// the target shaped for register tiles (its "innermost_tile": the L1 tile).
+std::optional<Remark> shapedBand(const driver::CompiledProgram& cp, const std::string& statement) {
+  for (const Remark& r : cp.remarks.find("tile")) {
+    if (!r.has("innermost_tile")) continue;
+    std::istringstream statements(r.subject);
+    for (std::string s; statements >> s;)
+      if (s == statement) return r;
+  }
+  return std::nullopt;
+}
+
+// Whether the register tiler made a tile of `rows` rows x `vectors`
+// accumulator vectors with its last `remainder` rows a tile of their own.
+bool registerTiled(const driver::CompiledProgram& cp, int rows, int vectors, int remainder) {
+  for (const Remark& r : cp.remarks.find("register-tile", RemarkKind::Applied))
+    if (r.value("rows") == std::to_string(rows) &&
+        r.value("accumulators_per_row") == std::to_string(vectors) &&
+        r.value("remainder_rows") == std::to_string(remainder))
+      return true;
+  return false;
+}
+
 class ContractionTiles : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
@@ -65,41 +92,47 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   driver::CompiledProgram cp = compile(sizes(512, 768, 768) + kMatmulBias, isa, /*check=*/false);
   std::string shape = "contraction S1: register tiles of " + std::to_string(rows) + " rows x " +
                       std::to_string(vectors) + " vectors; L1 tile ";
-  size_t at = cp.explanation.find(shape);
-  ASSERT_NE(at, std::string::npos) << cp.explanation;
+  std::optional<Remark> band = shapedBand(cp, "S1");
+  ASSERT_TRUE(band.has_value()) << cp.remarks.text();
+  EXPECT_NE(band->message.find(shape), std::string::npos) << cp.remarks.text();
   // At most as tall as A's rows fit L2, the whole reduction in one panel
   // (768 x 64 f32 fits a quarter of L2), the rows split evenly between the
   // cores with no partial tile: 2 tiles of 256 rows.
-  int64_t tileRows = std::stoll(cp.explanation.substr(at + shape.size()));
-  EXPECT_EQ(tileRows, 256) << cp.explanation;
-  EXPECT_NE(cp.explanation.find("256x" + std::to_string(vectors * lanes) + "x768", at), std::string::npos)
-      << cp.explanation;
+  EXPECT_EQ(band->value("innermost_tile"), "256x" + std::to_string(vectors * lanes) + "x768")
+      << cp.remarks.text();
   // B's panel is packed; P, contracted, keeps a row per register tile row
   // (a buffer per row would be one for all the rows the register tile jams).
-  EXPECT_NE(cp.explanation.find("Wt 768x" + std::to_string(vectors * lanes) + " ("), std::string::npos)
-      << cp.explanation;
-  EXPECT_EQ(cp.explanation.find("becomes a 1x"), std::string::npos) << cp.explanation;
+  bool panelPacked = false;
+  for (const Remark& r : cp.remarks.find("promote", RemarkKind::Applied))
+    panelPacked = panelPacked || r.value("Wt.box") == "768x" + std::to_string(vectors * lanes);
+  EXPECT_TRUE(panelPacked) << cp.remarks.text();
+  for (const Remark& r : cp.remarks.find("contract", RemarkKind::Applied))
+    EXPECT_NE(r.value("buffer").rfind("1x", 0), 0u) << cp.remarks.text();
   // 256 = 42 x 6 + 4: the last 4 rows a register tile of their own.
-  EXPECT_NE(cp.explanation.find("register tile of 6 rows x " + std::to_string(vectors) +
-                                " accumulator vector(s) (the last 4 rows a tile of their own)"),
-            std::string::npos)
-      << cp.explanation;
+  EXPECT_TRUE(registerTiled(cp, 6, vectors, 4)) << cp.remarks.text();
   // A short reduction over many rows, or over rows that 4 vectors span,
   // keeps the wide tiles (one panel of 64 columns: B read in place).
   for (auto [m, k, n] : {std::tuple{128, 128, 128}, {16, 128, 64}}) {
     driver::CompiledProgram wide = compile(sizes(m, k, n) + kMatmulBias, isa, /*check=*/true);
-    EXPECT_NE(wide.explanation.find("register tiles of 6 rows x " + std::to_string(vectors) + " vectors"),
-              std::string::npos)
+    std::optional<Remark> shaped = shapedBand(wide, "S1");
+    EXPECT_TRUE(shaped.has_value() &&
+                shaped->message.find("register tiles of 6 rows x " + std::to_string(vectors) + " vectors") !=
+                    std::string::npos)
         << m << "x" << k << "x" << n << "\n"
-        << wide.explanation;
+        << wide.remarks.text();
   }
   // A small product with a short reduction keeps narrower tiles of more rows on AVX-512 (8 x 2).
   driver::CompiledProgram shallow = compile(sizes(16, 128, 128) + kMatmulBias, isa, /*check=*/true);
-  EXPECT_NE(
-      shallow.explanation.find(isa == "avx512" ? "register tiles of 8 rows x 2 vectors; L1 tile 16x32x128"
-                                               : "register tiles of 6 rows x 2 vectors; L1 tile 16x16x128"),
-      std::string::npos)
-      << shallow.explanation;
+  std::optional<Remark> shallowBand = shapedBand(shallow, "S1");
+  EXPECT_TRUE(shallowBand.has_value()) << shallow.remarks.text();
+  if (shallowBand) {
+    EXPECT_NE(shallowBand->message.find(isa == "avx512" ? "register tiles of 8 rows x 2 vectors; L1 tile "
+                                                        : "register tiles of 6 rows x 2 vectors; L1 tile "),
+              std::string::npos)
+        << shallow.remarks.text();
+    EXPECT_EQ(shallowBand->value("innermost_tile"), isa == "avx512" ? "16x32x128" : "16x16x128")
+        << shallow.remarks.text();
+  }
   // Row by row: the first row's second vector is updated before the second row's first.
   size_t firstRowSecondVector = cp.cSource.find("tessel_racc0_1 = " + v + "_fma(");
   size_t secondRowFirstVector = cp.cSource.find("tessel_racc1_0 = " + v + "_fma(");
@@ -107,7 +140,8 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   ASSERT_NE(secondRowFirstVector, std::string::npos);
   EXPECT_LT(firstRowSecondVector, secondRowFirstVector);
   // 512 rows on 2 cores: the parallel tiles share out evenly (not 384 + 128).
-  EXPECT_EQ(cp.explanation.find("384@L3"), std::string::npos) << cp.explanation;
+  for (const Remark& r : cp.remarks.find("tile", RemarkKind::Applied))
+    EXPECT_EQ(r.value("tiles").find("384@L3"), std::string::npos) << cp.remarks.text();
 
   for (auto [m, k, n] :
        {std::tuple{1, 1, 1}, {7, 13, 17}, {13, 300, 40}, {127, 257, 33}, {97, 520, 16}, {50, 600, 2}})
@@ -116,13 +150,15 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   // 35 rows stay whole (the register tiles' rows): the columns' outer tiles carry the parallel
   // loop and share out evenly too (the busiest core at most a tenth over an even share).
   driver::CompiledProgram wide = compile(sizes(35, 2048, 8457) + kMatmulBias, isa, /*check=*/false);
-  std::smatch outer;
-  std::string text = wide.explanation;
-  if (std::regex_search(text, outer, std::regex(R"(tiles: S_\d: \*, (\d+)@)"))) {
+  for (const Remark& r : wide.remarks.find("tile", RemarkKind::Applied)) {
+    std::smatch outer;
+    std::string text = r.value("tiles");
+    if (!std::regex_search(text, outer, std::regex(R"(^S_\d: \*, (\d+)@)"))) continue;
     int64_t size = std::stoll(outer[1]);
     int64_t tiles = (8457 + size - 1) / size;
     int64_t busiest = (tiles + 1) / 2 * size;
-    EXPECT_LE(10 * busiest * 2, 11 * 8457) << wide.explanation;
+    EXPECT_LE(10 * busiest * 2, 11 * 8457) << wide.remarks.text();
+    break;
   }
 }
 
@@ -142,9 +178,13 @@ TEST_P(ContractionTiles, TransposedAndBatchedOperandsAndConvolutions) {
                     " K=" + std::to_string(k) + " N=" + std::to_string(n) + "\n";
     driver::CompiledProgram cp = compile(s + abt, isa, /*check=*/true);
     if (m == 131) {
-      EXPECT_NE(cp.explanation.find("contraction S1: register tiles"), std::string::npos) << cp.explanation;
+      EXPECT_TRUE(shapedBand(cp, "S1").has_value()) << cp.remarks.text();
       // Bt's panel is copied transposed, 8x8 or 16x16 blocks through registers.
-      EXPECT_NE(cp.explanation.find("around vector loop tessel_p0_Bt_"), std::string::npos) << cp.explanation;
+      bool transposed = false;
+      for (const Remark& r : cp.remarks.find("vectorize", RemarkKind::Applied))
+        transposed =
+            transposed || (r.has("transpose") && r.value("vector_loop").rfind("tessel_p0_Bt_", 0) == 0);
+      EXPECT_TRUE(transposed) << cp.remarks.text();
     }
   }
   const char* conv =
@@ -153,7 +193,7 @@ TEST_P(ContractionTiles, TransposedAndBatchedOperandsAndConvolutions) {
       "}\n";
   driver::CompiledProgram cp =
       compile("# sizes: N=1 C=16 H=30 W=30 K=16\n" + std::string(conv), isa, /*check=*/true);
-  EXPECT_EQ(cp.explanation.find("contraction S"), std::string::npos) << cp.explanation;
+  for (const Remark& r : cp.remarks.find("tile")) EXPECT_FALSE(r.has("innermost_tile")) << cp.remarks.text();
   // A 1x1 convolution's kh and kw run once: one reduction, the matmul's shape
   // (the compiler's own code: scheme auto would take it otherwise).
   const char* pointwise =
@@ -168,7 +208,7 @@ TEST_P(ContractionTiles, TransposedAndBatchedOperandsAndConvolutions) {
         testing::compileFor(front::testing::lowerText(shape + std::string(pointwise)), o, machineWith(isa));
     EXPECT_TRUE(testing::checkAgainstInterpreter(pw).pass) << shape;
     if (shaped) {
-      EXPECT_NE(pw.explanation.find("contraction S1: register tiles"), std::string::npos) << pw.explanation;
+      EXPECT_TRUE(shapedBand(pw, "S1").has_value()) << pw.remarks.text();
     }
   }
 }

@@ -3,7 +3,10 @@
 // strided and NCHW convolutions, AVX2, fused epilogues; the user's mistakes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "../support/Compile.h"
 #include "../support/RowPrograms.h"
@@ -32,10 +35,21 @@ driver::CompileOptions withScheme(const std::string& scheme) {
   return o;
 }
 
+// The graft-microkernel pass's remark: exactly one contraction grafted (an
+// empty remark, whose values are all "", after a failure).
+Remark grafted(const testing::CheckedProgram& r) {
+  std::vector<Remark> g = r.program.remarks.find("graft-microkernel", RemarkKind::Applied);
+  EXPECT_EQ(g.size(), 1u) << r.program.remarks.text();
+  return g.size() == 1 ? g[0] : Remark{};
+}
+
+// Whether `text` begins with `prefix`.
+bool startsWith(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
 void expectGraftedAndCorrect(const std::string& tc, const driver::CompileOptions& o) {
   testing::CheckedProgram r = compileAndCheck(tc, o);
   EXPECT_TRUE(r.check.pass) << o.scheme.text << "\n" << r.check.failures;
-  EXPECT_TRUE(r.has("graft-microkernel: ")) << r.program.explanation;
+  EXPECT_EQ(grafted(r).value("tensor"), "C") << o.scheme.text;
   EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(C, "), std::string::npos);
 }
 
@@ -82,12 +96,13 @@ TEST(GraftMicroKernels, TheInitializationIsFoldedWhenEveryTileIsComplete) {
   testing::CheckedProgram r =
       compileAndCheck(sized("M=13 N=32 K=7", kMatmul), withScheme("R_m, R_n, R_k, V_n"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
-  EXPECT_TRUE(r.has("accumulators start at zero (C's initialization folded in)")) << r.program.explanation;
+  EXPECT_EQ(grafted(r).value("tensor"), "C");
+  EXPECT_EQ(grafted(r).value("init_folded"), "true") << r.program.remarks.text();
   EXPECT_EQ(r.program.scheduleYaml.find("S0"), std::string::npos) << r.program.scheduleYaml;
   // A reduction loop outside: each pass adds to what the last stored, so C is zeroed first.
   r = compileAndCheck(sized("M=16 N=64 K=9", kMatmul), withScheme("T_{3,k}, R_m, R_n, T_{3,k}, V_n"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
-  EXPECT_FALSE(r.has("accumulators start at zero")) << r.program.explanation;
+  EXPECT_EQ(grafted(r).value("init_folded"), "false") << r.program.remarks.text();
   EXPECT_NE(r.program.scheduleYaml.find("S0"), std::string::npos);
 }
 
@@ -134,7 +149,10 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
     ASSERT_EQ(r.program.kernel.preparedInputs.size(), 1u);
     EXPECT_EQ(r.program.kernel.preparedInputs[0].input, "Wt");
     EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(C, I, Wt_laid_out)"), std::string::npos);
-    EXPECT_TRUE(r.has("reads Wt as Wt[#3/32:")) << r.program.explanation;
+    Remark g = grafted(r);
+    EXPECT_EQ(g.value("reads_laid_out"), "Wt") << r.program.remarks.text();
+    EXPECT_TRUE(startsWith(g.value("layout.Wt"), "Wt[#3/32:")) << r.program.remarks.text();
+    EXPECT_EQ(g.value("prepared.Wt"), "true");
   }
   // The input read as NCHW from an NHWC program, by positions; the transform copies element by element.
   expectGraftedAndCorrect(sized("N=2 HI=5 WI=6 CI=3 K=16 R=2 S=2", nhwc),
@@ -150,8 +168,10 @@ TEST(GraftMicroKernels, OperandsReadInTheSchemesLayouts) {
                                               withScheme("C: L_D(n/16, k, n%16), R_m, R_n, R_k, V_n"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
   EXPECT_TRUE(r.program.kernel.preparedInputs.empty());
-  EXPECT_TRUE(r.has("reads D as D[#1/16:2][#0:3][#1%16:16], transformed right before the micro-kernel"))
-      << r.program.explanation;
+  Remark g = grafted(r);
+  EXPECT_EQ(g.value("reads_laid_out"), "D") << r.program.remarks.text();
+  EXPECT_EQ(g.value("layout.D"), "D[#1/16:2][#0:3][#1%16:16]");
+  EXPECT_EQ(g.value("prepared.D"), "false");  // transformed right before the micro-kernel
   // The header declares the prepare and prepared entries.
   driver::CompiledProgram cp = testing::compileFor(front::testing::lowerText(sized("M=7 N=64 K=13", kMatmul)),
                                                    withScheme("L_B(n/32, k, n%32), R_m, R_n, R_k, V_n"));
@@ -204,7 +224,9 @@ TEST(GraftMicroKernels, PaddedConvolutionsReadAZeroBorderedCopy) {
        }) {
     testing::CheckedProgram r = compileAndCheck(sized(sizes, same), withScheme(scheme));
     EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
-    EXPECT_TRUE(r.has("with a zero border of 0+0, ")) << r.program.explanation;
+    EXPECT_NE(grafted(r).value("layout.I").find(" with a zero border of 0+0, "), std::string::npos)
+        << scheme << "\n"
+        << r.program.remarks.text();
   }
   // With only the weights declared constant, the padded copy of I is made on every call, inside the kernel.
   driver::CompileOptions o =
@@ -214,7 +236,7 @@ TEST(GraftMicroKernels, PaddedConvolutionsReadAZeroBorderedCopy) {
   EXPECT_TRUE(r.check.pass) << r.check.failures;
   ASSERT_EQ(r.program.kernel.preparedInputs.size(), 1u);
   EXPECT_EQ(r.program.kernel.preparedInputs[0].input, "Wt");
-  EXPECT_TRUE(r.has("transformed right before the micro-kernel, on every call")) << r.program.explanation;
+  EXPECT_EQ(grafted(r).value("prepared.I"), "false") << r.program.remarks.text();  // on every call
   // Undeclared, both are prepared apart.
   o.constantInputs.names.clear();
   EXPECT_EQ(compileAndCheck(sized("N=1 H=7 W=7 C=3 K=32 R=3", same), o).program.kernel.preparedInputs.size(),
@@ -231,11 +253,12 @@ TEST(GraftMicroKernels, PaddedConvolutionsReadAZeroBorderedCopy) {
                                                   : "Cv: R_n, R_k, R_h, R_c, R_kh, R_kw, U_{3,k}, U_{13,w}";
   r = compileAndCheck(sized("N=2 C=5 H=7 W=13 K=6", addConvRelu), withScheme(scheme));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
-  EXPECT_TRUE(r.has("epilogue O applied")) << r.program.explanation;
-  EXPECT_TRUE(
-      r.has("reads A as A[#0:2][#1:5][#2:9][#3:15] with a zero border of 0+0, 0+0, 1+1, 1+1, transformed "
-            "right before the micro-kernel"))
-      << r.program.explanation;
+  Remark g = grafted(r);
+  EXPECT_EQ(g.value("epilogue"), "O") << r.program.remarks.text();
+  EXPECT_EQ(g.value("epilogue_fused"), "true");
+  EXPECT_EQ(g.value("layout.A"), "A[#0:2][#1:5][#2:9][#3:15] with a zero border of 0+0, 0+0, 1+1, 1+1")
+      << r.program.remarks.text();
+  EXPECT_EQ(g.value("prepared.A"), "false");  // transformed right before the micro-kernel
 }
 
 TEST(GraftMicroKernels, OutputsWrittenInTheSchemesLayoutAndCopiedBack) {
@@ -261,10 +284,11 @@ TEST(GraftMicroKernels, OutputsWrittenInTheSchemesLayoutAndCopiedBack) {
        }) {
     testing::CheckedProgram r = compileAndCheck(sized(sizes, nchw), withScheme(scheme));
     EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
-    EXPECT_TRUE(r.has(copiedIn ? "copied in and copied back after the micro-kernel, on every call"
-                               : "writes O as O[#0:"))
-        << r.program.explanation;
-    EXPECT_EQ(r.has("copied in and"), copiedIn) << r.program.explanation;
+    Remark g = grafted(r);
+    EXPECT_EQ(g.value("writes_laid_out"), "O") << scheme << "\n" << r.program.remarks.text();
+    EXPECT_TRUE(startsWith(g.value("layout.O"), "O[#0:")) << r.program.remarks.text();
+    EXPECT_EQ(g.value("copied_in"), copiedIn ? "true" : "false") << scheme << "\n"
+                                                                 << r.program.remarks.text();
   }
   // With a fused epilogue, the epilogue's output is the one laid out.
   const std::string addConvRelu =
@@ -277,9 +301,12 @@ TEST(GraftMicroKernels, OutputsWrittenInTheSchemesLayoutAndCopiedBack) {
       compileAndCheck(sized("N=2 C=3 H=7 W=1 K=17", addConvRelu),
                       withScheme("Cv: L_Cv(n, h, w, k), R_n, R_h, R_w, R_c, R_kh, R_kw, U_{17,k}"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
-  EXPECT_TRUE(r.has("epilogue O applied")) << r.program.explanation;
-  EXPECT_TRUE(r.has("writes O as O[#0:2][#2:7][#3:1][#1:17], copied back after the micro-kernel"))
-      << r.program.explanation;
+  Remark g = grafted(r);
+  EXPECT_EQ(g.value("epilogue"), "O") << r.program.remarks.text();
+  EXPECT_EQ(g.value("epilogue_fused"), "true");
+  EXPECT_EQ(g.value("writes_laid_out"), "O");
+  EXPECT_EQ(g.value("layout.O"), "O[#0:2][#2:7][#3:1][#1:17]") << r.program.remarks.text();
+  EXPECT_EQ(g.value("copied_in"), "false");
 }
 
 TEST(GraftMicroKernels, PartialVectorsCoverWhatWholeOnesCannot) {
@@ -308,7 +335,8 @@ TEST(GraftMicroKernels, PartialVectorsCoverWhatWholeOnesCannot) {
                             "  C(m, n) +=! A(m, k) * W(k, n)\n  Y(m, n) = max(C(m, n) + B(n), 0)\n}\n"),
                       withScheme("C: R_m, lambda_n v.[(1,16),(1,4)], R_k, V_{v,n}"));
   EXPECT_TRUE(r.check.pass) << r.check.failures;
-  EXPECT_TRUE(r.has("epilogue Y applied")) << r.program.explanation;
+  EXPECT_EQ(grafted(r).value("epilogue"), "Y") << r.program.remarks.text();
+  EXPECT_EQ(grafted(r).value("epilogue_fused"), "true");
   EXPECT_NE(r.program.cSource.find("_mm512_maskz_loadu_ps"), std::string::npos);
 }
 
@@ -382,7 +410,7 @@ TEST(GraftMicroKernels, AvxTwoSchemesOfEveryKind) {
     driver::CompileOptions o = withScheme(scheme);
     testing::CheckedProgram r = compileAndCheck(sized(sizes, program), o, testing::machineWith("avx2"));
     EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
-    EXPECT_TRUE(r.has("graft-microkernel: ")) << scheme << "\n" << r.program.explanation;
+    EXPECT_FALSE(grafted(r).value("tensor").empty()) << scheme;
     EXPECT_NE(r.program.cSource.find("_mm256_fmadd_ps"), std::string::npos) << scheme;
   }
 }
@@ -428,16 +456,27 @@ TEST(GraftMicroKernels, EpiloguesAreAppliedToEachTileUnderEveryFusion) {
     testing::CheckedProgram r = compileAndCheck(tc, o);
     EXPECT_TRUE(r.check.pass) << driver::fusionName(fusion) << "\n" << r.check.failures;
     EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(Y, I, Wt, B))"), std::string::npos);
-    EXPECT_TRUE(r.has("epilogue Y applied to each tile as it leaves the registers, O never stored"));
+    Remark g = grafted(r);
+    EXPECT_EQ(g.value("tensor"), "O") << r.program.remarks.text();
+    EXPECT_EQ(g.value("epilogue"), "Y");
+    EXPECT_EQ(g.value("epilogue_fused"), "true");  // applied to each tile as it leaves the registers
     EXPECT_TRUE(r.program.kernel.temporaries.empty());
     // A reduction loop outside the micro-kernel: the epilogue runs after it, as its own nest.
     o.scheme.text = "O: T_{2,c}, R_n, R_h, R_w, T_{3,c}, T_{3,r}, T_{3,s}, U_{5,w}, U_{2,k}, V_k";
     r = compileAndCheck(tc, o);
     EXPECT_TRUE(r.check.pass) << driver::fusionName(fusion) << "\n" << r.check.failures;
     EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(O, I, Wt))"), std::string::npos);
-    EXPECT_TRUE(r.has("epilogue Y not fused: the reduction loop T_{2,c} runs outside the micro-kernel"));
+    g = grafted(r);
+    EXPECT_EQ(g.value("epilogue"), "Y") << r.program.remarks.text();
+    EXPECT_EQ(g.value("epilogue_fused"), "false");
+    EXPECT_TRUE(
+        startsWith(g.value("epilogue_reason"), "the reduction loop T_{2,c} runs outside the micro-kernel"))
+        << r.program.remarks.text();
     if (fusion == driver::Fusion::Basteln) {
-      EXPECT_TRUE(r.has("S1 not recomputed in")) << r.program.explanation;
+      std::vector<Remark> kept = r.program.remarks.find("basteln", RemarkKind::Missed, "S1");
+      EXPECT_TRUE(std::any_of(kept.begin(), kept.end(), [](const Remark& k) {
+        return k.value("action") == "not-recomputed";
+      })) << r.program.remarks.text();
     }
   }
 }
@@ -456,37 +495,36 @@ TEST(GraftMicroKernels, MatmulBiasGeluOfAwkwardShapes) {
            {"M=5 N=3 K=127", "C: R_m, R_n, T_{127,k}, U_{3,n}"}}) {
     testing::CheckedProgram r = compileAndCheck(sized(sizes, tc), withScheme(scheme));
     EXPECT_TRUE(r.check.pass) << scheme << "\n" << r.check.failures;
-    EXPECT_TRUE(r.has("epilogue Y applied")) << r.program.explanation;
+    EXPECT_EQ(grafted(r).value("epilogue"), "Y") << r.program.remarks.text();
+    EXPECT_EQ(grafted(r).value("epilogue_fused"), "true");
     EXPECT_NE(r.program.cSource.find("tessel_microkernel_0(Y, A, W, B, S))"), std::string::npos);
   }
 }
 
 TEST(GraftMicroKernels, WhatIsNotAnEpilogue) {
+  // Why no epilogue is fused: no statement qualifies as one.
   auto note = [](const std::string& tc) {
     testing::CheckedProgram r =
         compileAndCheck(sized("M=4 N=16 K=3", tc), withScheme("C: R_m, R_n, R_k, V_n"));
     EXPECT_TRUE(r.check.pass) << r.check.failures;
-    size_t at = r.program.explanation.find("no epilogue fused (");
-    return at == std::string::npos ? std::string() : r.program.explanation.substr(at);
+    Remark g = grafted(r);
+    EXPECT_FALSE(g.has("epilogue")) << r.program.remarks.text();
+    EXPECT_EQ(g.value("epilogue_fused"), "false") << r.program.remarks.text();
+    return g.value("epilogue_reason");
   };
   const std::string mm = "  C(m, n) +=! A(m, k) * B(k, n)\n";
-  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (C, Y) {\n" + mm + "  Y(m, n) = C(m, n) * 2\n}\n")
-                .find("C is an output of the program"),
-            std::string::npos);
-  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y, Z) {\n" + mm +
-                 "  Y(m, n) = C(m, n) * 2\n  Z(m, n) = C(m, n) + 1\n}\n")
-                .find("several statements read C"),
-            std::string::npos);
-  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm + "  Y(m, n) = C(m, 15 - n) * 2\n}\n")
-                .find("Y reads C elsewhere than at its own coordinates"),
-            std::string::npos);
-  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm + "  Y(m) +=! C(m, n)\n}\n")
-                .find("Y is not an elementwise f32 statement"),
-            std::string::npos);
-  EXPECT_NE(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm +
-                 "  D(m, n) = A(m, 0) + B(0, n)\n  Y(m, n) = C(m, n) * D(m, n)\n}\n")
-                .find("Y also reads D, which the program computes"),
-            std::string::npos);
+  EXPECT_EQ(note("def f(float(M, K) A, float(K, N) B) -> (C, Y) {\n" + mm + "  Y(m, n) = C(m, n) * 2\n}\n"),
+            "C is an output of the program");
+  EXPECT_EQ(note("def f(float(M, K) A, float(K, N) B) -> (Y, Z) {\n" + mm +
+                 "  Y(m, n) = C(m, n) * 2\n  Z(m, n) = C(m, n) + 1\n}\n"),
+            "several statements read C");
+  EXPECT_EQ(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm + "  Y(m, n) = C(m, 15 - n) * 2\n}\n"),
+            "Y reads C elsewhere than at its own coordinates");
+  EXPECT_EQ(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm + "  Y(m) +=! C(m, n)\n}\n"),
+            "Y is not an elementwise f32 statement");
+  EXPECT_EQ(note("def f(float(M, K) A, float(K, N) B) -> (Y) {\n" + mm +
+                 "  D(m, n) = A(m, 0) + B(0, n)\n  Y(m, n) = C(m, n) * D(m, n)\n}\n"),
+            "Y also reads D, which the program computes");
 }
 
 TEST(GraftMicroKernels, SchemesThatNameTheirContraction) {
@@ -529,6 +567,24 @@ TEST(GraftMicroKernels, ProgramsWithoutAContractionAreRefusedWithTheReasons) {
              "is in the class)"),
       std::string::npos)
       << e;
+}
+
+// A scheme the model chose, not the user, that breaks a rule here: the
+// compiler's own code runs, and the pass says why; the user's own is an error.
+TEST(GraftMicroKernels, TheModelsSchemeThatDoesNotGraftLeavesTheCompilersCode) {
+  const std::string tc = sized("M=13 N=7 K=5", kMatmul);
+  driver::CompileOptions modelled = withScheme("R_m, R_n, T_{4,k}");
+  modelled.scheme.origin = "--scheme auto";
+  modelled.scheme.chosenByModel = true;
+  testing::CheckedProgram r = compileAndCheck(tc, modelled);
+  EXPECT_TRUE(r.check.pass) << r.check.failures;
+  EXPECT_TRUE(r.program.microKernelSchemes.empty());
+  std::vector<Remark> missed = r.program.remarks.find("graft-microkernel", RemarkKind::Missed, "S1");
+  ASSERT_EQ(missed.size(), 1u) << r.explained();
+  EXPECT_EQ(missed[0].value("reason"), "bad scheme: the scheme covers 4 along k, whose extent is 5");
+  EXPECT_EQ(missed[0].value("scheme"), "R_m, R_n, T_{4,k}");
+  EXPECT_NE(errorOf(tc, "R_m, R_n, T_{4,k}").find("the scheme covers 4 along k, whose extent is 5"),
+            std::string::npos);
 }
 
 }  // namespace

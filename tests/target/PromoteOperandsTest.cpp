@@ -5,6 +5,11 @@
 // windows), and with the cost model on (auto) and off (all).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "../front/FrontTestUtil.h"
 #include "../support/Compile.h"
 #include "../support/KernelCheck.h"
@@ -43,6 +48,62 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// The promote pass's remarks about `tensor` (copied or kept), at every site.
+std::vector<Remark> promotionsOf(const Checked& c, const std::string& tensor) {
+  std::vector<Remark> out;
+  for (const Remark& r : c.cp.remarks.find("promote"))
+    if (r.has(tensor + ".box") || r.has(tensor + ".reason")) out.push_back(r);
+  return out;
+}
+
+// Reads per element of `tensor`'s footprint at the site of `r`, -1 if it has none.
+double reuseOf(const Remark& r, const std::string& tensor) {
+  return r.has(tensor + ".reuse") ? std::stod(r.value(tensor + ".reuse")) : -1;
+}
+
+// Whether some site keeps `tensor` in place for `reason`.
+bool kept(const Checked& c, const std::string& tensor, const std::string& reason) {
+  std::vector<Remark> sites = promotionsOf(c, tensor);
+  return std::any_of(sites.begin(), sites.end(),
+                     [&](const Remark& r) { return r.value(tensor + ".reason") == reason; });
+}
+
+// Whether some site copies `tensor` into a buffer of `box` (`bytes`), read
+// about `reuse` times per element (as --explain rounds it), `transposed` or not.
+bool copied(const Checked& c, const std::string& tensor, const std::string& box, int64_t bytes, double reuse,
+            bool transposed) {
+  std::vector<Remark> sites = promotionsOf(c, tensor);
+  return std::any_of(sites.begin(), sites.end(), [&](const Remark& r) {
+    return r.kind == RemarkKind::Applied && r.value(tensor + ".box") == box &&
+           r.value(tensor + ".bytes") == std::to_string(bytes) &&
+           std::abs(reuseOf(r, tensor) - reuse) < 0.05 &&
+           r.value(tensor + ".transposed") == (transposed ? "true" : "false");
+  });
+}
+
+// Whether promotion decided at a site under the tiles of `level`.
+bool promotedUnder(const Checked& c, const std::string& level) {
+  std::vector<Remark> sites = c.cp.remarks.find("promote");
+  return std::any_of(sites.begin(), sites.end(), [&](const Remark& r) { return r.value("level") == level; });
+}
+
+// Whether mark-vector marked the innermost loop of the band over `statements` with `mark`.
+bool markedVector(const Checked& c, const std::string& statements, const std::string& mark) {
+  std::vector<Remark> marked = c.cp.remarks.find("mark-vector", RemarkKind::Applied, statements);
+  return std::any_of(marked.begin(), marked.end(), [&](const Remark& r) { return r.value("mark") == mark; });
+}
+
+// Whether a read is transposed: into a promoted copy, or through registers
+// (a transpose block, which the vectorizer's register transposes need).
+bool transposes(const Checked& c) {
+  for (const Remark& r : c.cp.remarks.find("promote", RemarkKind::Applied))
+    for (const RemarkValue& v : r.values)
+      if (v.name().ends_with(".transposed") && v.text() == "true") return true;
+  for (const Remark& r : c.cp.remarks.find("mark-vector", RemarkKind::Applied))
+    if (r.value("mark") == "transpose_block") return true;
+  return false;
+}
+
 std::string sizes(std::initializer_list<std::pair<const char*, int>> bindings) {
   std::string s = "# sizes:";
   for (auto [name, value] : bindings) s += std::string(" ") + name + "=" + std::to_string(value);
@@ -61,11 +122,16 @@ TEST(PromoteOperands, MatmulTilesAreCopiedAndReadFromTheCopies) {
       if (m >= 16 && n > 24 && k > 8) {
         // B's 8x24 tile is read 16 times per element along the vector loop, and its rows are
         // apart; A is read one element at a time (a broadcast per vector iteration).
-        EXPECT_TRUE(
-            contains(c.cp.explanation,
-                     "promotion under the L1 tiles over S0 S1: A stays: no vector loop reads it along its "
-                     "rows; B 8x24 (0.8 KiB, 16.0 reads per element)"))
-            << c.cp.explanation;
+        std::vector<Remark> site = c.cp.remarks.find("promote", RemarkKind::Applied, "S0 S1");
+        ASSERT_EQ(site.size(), 1u) << c.cp.remarks.text();
+        EXPECT_EQ(site[0].value("level"), "L1");
+        EXPECT_EQ(site[0].value("kept"), "A");
+        EXPECT_EQ(site[0].value("A.reason"), "no vector loop reads it along its rows");
+        EXPECT_EQ(site[0].value("promoted"), "B");
+        EXPECT_EQ(site[0].value("B.box"), "8x24");
+        EXPECT_EQ(site[0].value("B.bytes"), "768");  // 0.8 KiB
+        EXPECT_NEAR(reuseOf(site[0], "B"), 16.0, 0.05) << c.cp.remarks.text();
+        EXPECT_EQ(site[0].value("B.transposed"), "false");
         EXPECT_TRUE(contains(c.cp.cSource, "float tessel_p0_B_t[192] __attribute__((aligned(64)));"))
             << c.cp.cSource;
         EXPECT_TRUE(contains(c.cp.astC, "// promote_0")) << c.cp.astC;
@@ -79,7 +145,7 @@ TEST(PromoteOperands, OffLeavesTheKernelAsItWas) {
   Checked c = compileAndCheck(tc, kMatmulTiles, Promotion::Off);
   EXPECT_TRUE(c.pass) << c.failures;
   EXPECT_FALSE(contains(c.cp.cSource, "tessel_p0_")) << c.cp.cSource;
-  EXPECT_FALSE(contains(c.cp.explanation, "promotion")) << c.cp.explanation;
+  EXPECT_TRUE(c.cp.remarks.find("promote").empty()) << c.cp.remarks.text();
 }
 
 // The cost model keeps contiguous footprints and footprints read once in place.
@@ -87,13 +153,12 @@ TEST(PromoteOperands, ContiguousOrUnreusedFootprintsStay) {
   Checked rows =
       compileAndCheck(sizes({{"M", 64}, {"N", 24}, {"K", 64}}) + kMatmul, kMatmulTiles, Promotion::Auto);
   EXPECT_TRUE(rows.pass) << rows.failures;
-  EXPECT_TRUE(contains(rows.cp.explanation, "B stays: its footprint 8x24 is contiguous"))
-      << rows.cp.explanation;
+  EXPECT_TRUE(kept(rows, "B", "its footprint 8x24 is contiguous")) << rows.cp.remarks.text();
 
   const char* add = "def f(float(M,N) A, float(M,N) B) -> (C) {\n  C(m,n) = A(m,n) + B(m,n)\n}\n";
   Checked once = compileAndCheck(sizes({{"M", 40}, {"N", 40}}) + add, "S_0: 8@L1, 8@L1", Promotion::Auto);
   EXPECT_TRUE(once.pass) << once.failures;
-  EXPECT_TRUE(contains(once.cp.explanation, "A stays: 1.0 reads per element")) << once.cp.explanation;
+  EXPECT_TRUE(kept(once, "A", "1.0 reads per element")) << once.cp.remarks.text();
   EXPECT_FALSE(contains(once.cp.cSource, "tessel_p0_")) << once.cp.cSource;
 }
 
@@ -107,9 +172,8 @@ TEST(PromoteOperands, IndirectReadsStay) {
   for (Promotion p : {Promotion::Auto, Promotion::All}) {
     Checked c = compileAndCheck(tc, kMatmulTiles, p);
     EXPECT_TRUE(c.pass) << c.failures;
-    EXPECT_TRUE(
-        contains(c.cp.explanation, "A stays: a read's index is data-dependent or not proven in range"))
-        << c.cp.explanation;
+    EXPECT_TRUE(kept(c, "A", "a read's index is data-dependent or not proven in range"))
+        << c.cp.remarks.text();
   }
 }
 
@@ -134,8 +198,8 @@ TEST(PromoteOperands, PaddedAndStridedWindows) {
                         "*: 1@L1, 3@L1, 5@L1, 8@L1", p);
     EXPECT_TRUE(b.pass) << b.failures << b.cp.cSource;
     if (p == Promotion::All) {
-      EXPECT_TRUE(contains(a.cp.cSource, "tessel_p0_I_t[")) << a.cp.explanation;
-      EXPECT_TRUE(contains(b.cp.cSource, "tessel_p0_I_t[")) << b.cp.explanation;
+      EXPECT_TRUE(contains(a.cp.cSource, "tessel_p0_I_t[")) << a.cp.remarks.text();
+      EXPECT_TRUE(contains(b.cp.cSource, "tessel_p0_I_t[")) << b.cp.remarks.text();
     }
   }
 }
@@ -149,8 +213,8 @@ TEST(PromoteOperands, TransposedHalfPrecisionTwoLevels) {
   for (Promotion p : {Promotion::Auto, Promotion::All}) {
     Checked c = compileAndCheck(tc, "*: 16@L2/8@L1, 16@L2/8@L1, 16@L2/8@L1", p);
     EXPECT_TRUE(c.pass) << c.failures;
-    EXPECT_TRUE(contains(c.cp.explanation, "promotion under the L1 tiles")) << c.cp.explanation;
-    EXPECT_FALSE(contains(c.cp.explanation, "promotion under the L2 tiles")) << c.cp.explanation;
+    EXPECT_TRUE(promotedUnder(c, "L1")) << c.cp.remarks.text();
+    EXPECT_FALSE(promotedUnder(c, "L2")) << c.cp.remarks.text();
   }
 }
 
@@ -165,9 +229,11 @@ TEST(PromoteOperands, ColumnsReadAlongTheVectorLoopAreTransposed) {
       Checked c = compileAndCheck(tc, "S_0: 16@L1, 32@L1; S_1: 16@L1, 32@L1, 16@L1", p);
       EXPECT_TRUE(c.pass) << "M=" << m << " N=" << n << " K=" << k << "\n" << c.failures;
       if (m >= 16 && n >= 32 && k >= 16) {
-        EXPECT_TRUE(contains(c.cp.explanation, "B 32x16 (2.0 KiB, 16.0 reads per element, transposed)"))
-            << c.cp.explanation;
-        EXPECT_TRUE(contains(c.cp.explanation, "register tile of")) << c.cp.explanation;
+        EXPECT_TRUE(copied(c, "B", "32x16", 2048, 16.0, /*transposed=*/true)) << c.cp.remarks.text();
+        std::vector<Remark> tiles = c.cp.remarks.find("register-tile", RemarkKind::Applied);
+        EXPECT_TRUE(std::any_of(tiles.begin(), tiles.end(), [](const Remark& r) {
+          return r.has("accumulators_per_row");
+        })) << c.cp.remarks.text();
       }
     }
   }
@@ -175,8 +241,7 @@ TEST(PromoteOperands, ColumnsReadAlongTheVectorLoopAreTransposed) {
   Checked off = compileAndCheck(sizes({{"M", 64}, {"N", 96}, {"K", 40}}) + nt,
                                 "S_0: 16@L1, 32@L1; S_1: 16@L1, 32@L1, 16@L1", Promotion::Off);
   EXPECT_TRUE(off.pass) << off.failures;
-  EXPECT_TRUE(contains(off.cp.explanation, "innermost loop of the band over S1: vector_reduction"))
-      << off.cp.explanation;
+  EXPECT_TRUE(markedVector(off, "S1", "vector_reduction")) << off.cp.remarks.text();
   // Both operands strided along n (C(m,n) += A(n,k) * B(n,k) read by rows of
   // n): a transposed B alone would leave A strided, so neither is copied.
   const char* both =
@@ -184,14 +249,13 @@ TEST(PromoteOperands, ColumnsReadAlongTheVectorLoopAreTransposed) {
   Checked two = compileAndCheck(sizes({{"M", 64}, {"N", 96}, {"K", 40}}) + both,
                                 "S_0: 16@L1, 32@L1; S_1: 16@L1, 32@L1, 16@L1", Promotion::Auto);
   EXPECT_TRUE(two.pass) << two.failures;
-  EXPECT_FALSE(contains(two.cp.explanation, "transposed")) << two.cp.explanation;
-  EXPECT_TRUE(contains(two.cp.explanation, "innermost loop of the band over S1: vector_reduction"))
-      << two.cp.explanation;
+  EXPECT_FALSE(transposes(two)) << two.cp.remarks.text();
+  EXPECT_TRUE(markedVector(two, "S1", "vector_reduction")) << two.cp.remarks.text();
   // Without L1 tiles nothing is copied, and the dot products stay.
   Checked untiled =
       compileAndCheck(sizes({{"M", 20}, {"N", 30}, {"K", 40}}) + nt, "S_1: *, *, *", Promotion::Auto);
   EXPECT_TRUE(untiled.pass) << untiled.failures;
-  EXPECT_FALSE(contains(untiled.cp.explanation, "transposed")) << untiled.cp.explanation;
+  EXPECT_FALSE(transposes(untiled)) << untiled.cp.remarks.text();
 }
 
 TEST(PromoteOperands, PromotionNames) {

@@ -2,6 +2,10 @@
 // touches: unit-stride accesses beat strided ones whatever the array sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "../front/FrontTestUtil.h"
 #include "../support/Compile.h"
 #include "../support/KernelCheck.h"
@@ -13,37 +17,51 @@
 namespace tessel::target::cpu {
 namespace {
 
-std::string explained(const std::string& tc) {
+Remarks explained(const std::string& tc) {
   driver::CompileOptions o;
   o.autoTiling = false;
-  return testing::compileFor(front::testing::lowerText(tc), o).explanation;
+  return testing::compileFor(front::testing::lowerText(tc), o).remarks;
+}
+
+// Whether sink-contiguous made `member` the innermost of a band.
+bool madeInnermost(const Remarks& e, int member) {
+  std::vector<Remark> sunk = e.find("sink-contiguous", RemarkKind::Applied);
+  return std::any_of(sunk.begin(), sunk.end(),
+                     [&](const Remark& r) { return r.value("member") == std::to_string(member); });
+}
+
+// Whether mark-vector marked a loop over `statements` ("" for any) with `mark`.
+bool markedVector(const Remarks& e, const std::string& mark, const std::string& statements = "") {
+  std::vector<Remark> marked = e.find("mark-vector", RemarkKind::Applied, statements);
+  return std::any_of(marked.begin(), marked.end(), [&](const Remark& r) { return r.value("mark") == mark; });
 }
 
 TEST(SinkContiguousMember, MatmulWithALargeAKeepsTheOutputColumnInnermost) {
   // A (3072 x 1024) is the largest array, but k innermost would read B[k, n] with a stride.
-  std::string e = explained(
+  Remarks e = explained(
       "# sizes: M=3072 N=128 K=1024\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
       "B(k,n)\n}\n");
-  EXPECT_NE(e.find("member 1 made innermost (contiguous accesses, 0.250122 cache lines per iteration)"),
-            std::string::npos)
-      << e;
-  EXPECT_NE(e.find("innermost loop of the band over S1: vector\n"), std::string::npos) << e;
+  std::vector<Remark> sunk = e.find("sink-contiguous", RemarkKind::Applied);
+  EXPECT_TRUE(std::any_of(sunk.begin(), sunk.end(), [](const Remark& r) {
+    return r.value("member") == "1" && r.value("cache_lines") == "0.250122";
+  })) << e.text();
+  EXPECT_TRUE(markedVector(e, "vector", "S1")) << e.text();
 }
 
 TEST(SinkContiguousMember, DotProductFormStaysWhenBothOperandsAreRows) {
   // C(m, n) += A(m, k) * B(n, k): k innermost reads both rows with unit stride.
-  std::string e = explained(
+  Remarks e = explained(
       "# sizes: M=64 N=64 K=256\ndef f(float(M,K) A, float(N,K) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
       "B(n,k)\n}\n");
-  EXPECT_EQ(e.find("made innermost"), std::string::npos) << e;
-  EXPECT_NE(e.find("vector_reduction"), std::string::npos) << e;
+  EXPECT_TRUE(e.find("sink-contiguous").empty()) << e.text();
+  EXPECT_TRUE(markedVector(e, "vector_reduction")) << e.text();
 }
 
 TEST(SinkContiguousMember, RowReductionReadsRows) {
   // S(i) += A(i, j): j innermost streams A; i innermost would stride through it.
-  std::string e = explained("# sizes: N=512\ndef f(float(N,N) A) -> (S) {\n  S(i) +=! A(i,j)\n}\n");
-  EXPECT_EQ(e.find("made innermost"), std::string::npos) << e;
-  EXPECT_NE(e.find("vector_reduction"), std::string::npos) << e;
+  Remarks e = explained("# sizes: N=512\ndef f(float(N,N) A) -> (S) {\n  S(i) +=! A(i,j)\n}\n");
+  EXPECT_TRUE(e.find("sink-contiguous").empty()) << e.text();
+  EXPECT_TRUE(markedVector(e, "vector_reduction")) << e.text();
 }
 
 // A 1x1 NHWC convolution under the L1 tiles of AVX-512 register tiles with a
@@ -60,12 +78,12 @@ TEST(SinkContiguousMember, OnATieAParallelMemberBeatsTheReduction) {
   for (const char* feature : {"avx512f", "avx512bw", "avx512vl", "avx512dq"})
     if (std::find(machine.isa.begin(), machine.isa.end(), feature) == machine.isa.end())
       machine.isa.push_back(feature);
-  std::string e = testing::compileFor(front::testing::lowerText("# sizes: N=1 HI=17 WI=17 CI=1024 K=512\n" +
-                                                                std::string(conv)),
-                                      o, machine)
-                      .explanation;
-  EXPECT_NE(e.find("member 0 made innermost"), std::string::npos) << e;
-  EXPECT_NE(e.find("innermost loop of the band over S1: vector\n"), std::string::npos) << e;
+  Remarks e = testing::compileFor(
+                  front::testing::lowerText("# sizes: N=1 HI=17 WI=17 CI=1024 K=512\n" + std::string(conv)),
+                  o, machine)
+                  .remarks;
+  EXPECT_TRUE(madeInnermost(e, 0)) << e.text();
+  EXPECT_TRUE(markedVector(e, "vector", "S1")) << e.text();
   if (!testing::hostHas("avx512")) GTEST_SKIP() << "this CPU has no avx512: the kernels are not run";
   for (const char* sizes :
        {"# sizes: N=1 HI=17 WI=17 CI=1024 K=512\n", "# sizes: N=2 HI=7 WI=13 CI=131 K=37\n"}) {
@@ -97,7 +115,7 @@ child:
     - filter: "{ S1[i, j] }"
 )"};
   driver::CompiledProgram cp = testing::compileFor(p, o);
-  EXPECT_NE(cp.explanation.find("member 0 made innermost"), std::string::npos) << cp.explanation;
+  EXPECT_TRUE(madeInnermost(cp.remarks, 0)) << cp.remarks.text();
   std::string lir = lir::toString(cp.kernel);
   EXPECT_EQ(lir.find("parallel for c0"), std::string::npos) << lir;
   runtime::RunOptions ro;

@@ -54,9 +54,12 @@ TEST(SchemeAuto, AThreeByThreeConvolutionRunsTheBestModelledScheme) {
                                 conv(48, 13, 9, 3, 1), addConvRelu(2, 8, 7, 32), addConvRelu(1, 3, 13, 16)}) {
     testing::CheckedProgram c = testing::compileAndCheck(tc);
     EXPECT_TRUE(c.check.pass) << tc << c.check.failures;
-    ASSERT_TRUE(c.has("scheme auto: ")) << tc << c.program.explanation;
-    EXPECT_TRUE(c.has("the best-modelled of ")) << tc << c.program.explanation;
-    EXPECT_EQ(c.program.microKernelSchemes.size(), 1u) << tc << c.program.explanation;
+    std::vector<Remark> chosen = c.program.remarks.find(driver::kSchemeChoice, RemarkKind::Applied);
+    ASSERT_EQ(chosen.size(), 1u) << tc << c.explained();
+    EXPECT_GT(std::stoi(chosen[0].value("candidates")), 0) << c.explained();
+    ASSERT_EQ(c.program.microKernelSchemes.size(), 1u) << tc << c.explained();
+    EXPECT_NE(c.program.microKernelSchemes[0].find(chosen[0].value("scheme")), std::string::npos)
+        << c.explained();
   }
 }
 
@@ -67,7 +70,8 @@ TEST(SchemeAuto, ShapesWithoutASchemeKeepTheCompilersCode) {
     testing::CheckedProgram c = testing::compileAndCheck(tc);
     EXPECT_TRUE(c.check.pass) << tc << c.check.failures;
     if (c.program.microKernelSchemes.empty() && hasVectorUnit()) {
-      EXPECT_TRUE(c.has("no scheme (")) << tc << c.program.explanation;
+      EXPECT_FALSE(c.program.remarks.find(driver::kSchemeChoice, RemarkKind::Missed).empty())
+          << tc << c.explained();
     }
   }
 }
@@ -81,8 +85,9 @@ TEST(SchemeAuto, OneByOneConvolutionsRunTheBestModelledScheme) {
   for (const std::string& tc : {conv(32, 16, 8, 1, 1), conv(48, 7, 13, 1, 2), nchw}) {
     testing::CheckedProgram c = testing::compileAndCheck(tc);
     EXPECT_TRUE(c.check.pass) << tc << c.check.failures;
-    EXPECT_TRUE(c.has("the best-modelled of ")) << tc << c.program.explanation;
-    EXPECT_EQ(c.program.microKernelSchemes.size(), 1u) << tc << c.program.explanation;
+    EXPECT_EQ(c.program.remarks.find(driver::kSchemeChoice, RemarkKind::Applied).size(), 1u)
+        << tc << c.explained();
+    EXPECT_EQ(c.program.microKernelSchemes.size(), 1u) << tc << c.explained();
   }
 }
 
@@ -104,7 +109,7 @@ TEST(SchemeAuto, MatmulsStencilsAndOtherWindowsKeepTheCompilersCode) {
   for (const std::string& tc : {matmul, batched, stencil, depthwise, conv(32, 3, 9, 7, 2)}) {
     testing::CheckedProgram c = testing::compileAndCheck(tc);
     EXPECT_TRUE(c.check.pass) << tc << c.check.failures;
-    EXPECT_FALSE(c.has("scheme auto")) << c.program.explanation;
+    EXPECT_TRUE(c.program.remarks.find(driver::kSchemeChoice).empty()) << c.explained();
     EXPECT_TRUE(c.program.microKernelSchemes.empty());
   }
 }
@@ -117,14 +122,16 @@ TEST(SchemeAuto, NoneVectorizationOffAndAGivenScheduleOptOut) {
   testing::CheckedProgram c = testing::compileAndCheck(tc, none);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.program.microKernelSchemes.empty());
-  EXPECT_FALSE(c.has("scheme auto")) << c.program.explanation;
+  EXPECT_TRUE(c.program.remarks.find(driver::kSchemeChoice).empty()) << c.explained();
 
   driver::CompileOptions scalar;
   scalar.vectorize = false;
   c = testing::compileAndCheck(tc, scalar);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.program.microKernelSchemes.empty());
-  EXPECT_TRUE(c.has("no scheme (vectorization is off)")) << c.program.explanation;
+  auto missed = c.program.remarks.find(driver::kSchemeChoice, RemarkKind::Missed, "O");
+  ASSERT_EQ(missed.size(), 1u) << c.explained();
+  EXPECT_EQ(missed[0].value("reason"), "vectorization is off");
 
   driver::CompileOptions steered;
   steered.scheduler = driver::CompileOptions::Scheduler::Tessel;
@@ -132,7 +139,9 @@ TEST(SchemeAuto, NoneVectorizationOffAndAGivenScheduleOptOut) {
   c = testing::compileAndCheck(tc, steered);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   EXPECT_TRUE(c.program.microKernelSchemes.empty());
-  EXPECT_TRUE(c.has("no scheme (--schedule-constraints steer the scheduler)")) << c.program.explanation;
+  missed = c.program.remarks.find(driver::kSchemeChoice, RemarkKind::Missed, "O");
+  ASSERT_EQ(missed.size(), 1u) << c.explained();
+  EXPECT_EQ(missed[0].value("reason"), "--schedule-constraints steer the scheduler");
 }
 
 // --dump-after prints each pass once: the scheme's attempt prints nothing

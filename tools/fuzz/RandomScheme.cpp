@@ -107,11 +107,12 @@ std::string attempt(const Contraction& c, const microkernel::VectorIsa& isa, std
     specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(at),
                  "P_" + (chance(0.5) ? c.lhs.tensor : c.rhs.tensor));
   } else if (roll < 0.5) {
-    specs.insert(specs.begin(), randomLayout(chance(0.5) ? c.lhs : c.rhs, rng));
+    const microkernel::TensorAccess& x = chance(0.5) ? c.lhs : c.rhs;
+    if (!x.subscripts.empty()) specs.insert(specs.begin(), randomLayout(x, rng));  // a scalar has none
   }
   // The output written in another layout and copied back; bindScheme rejects
-  // one that moves the vector dimension from last.
-  if (chance(0.2)) specs.insert(specs.begin(), randomLayout(c.output, rng));
+  // one that moves the vector dimension from last. A scalar has no layout.
+  if (chance(0.2) && !c.output.subscripts.empty()) specs.insert(specs.begin(), randomLayout(c.output, rng));
   specs.insert(specs.end(), tile.begin(), tile.end());
   if (!vectorDim.empty())
     specs.push_back(vectorLanes == isa.lanes ? "V_" + vectorDim
@@ -131,12 +132,10 @@ std::string randomScheme(const te::Program& program, uint64_t seed, const std::s
   std::string prefix = chosen->output.tensor + ": ";
   for (int i = 0; i < kAttempts; ++i) {
     std::string text = attempt(*chosen, isa, rng);
-    try {
-      microkernel::bindScheme(*chosen, microkernel::parseScheme(text, "fuzz"), isa);
+    // Registers, divisibility of a lambda's branches, a packing's place: else try again.
+    if (std::holds_alternative<microkernel::BoundScheme>(
+            microkernel::tryBindScheme(*chosen, microkernel::parseScheme(text, "fuzz"), isa)))
       return prefix + text;
-    } catch (const UserError&) {
-      // Registers, divisibility of a lambda's branches, a packing's place: try again.
-    }
   }
   std::string plain;
   for (const auto& d : chosen->dims) plain += (plain.empty() ? "R_" : ", R_") + d.name;

@@ -35,8 +35,8 @@ struct Temporary {
 
 class Contractor {
  public:
-  Contractor(const poly::Scop& scop, PromotionPlan& plan, std::string& explain)
-      : scop_(scop), plan_(plan), explain_(explain) {}
+  Contractor(const poly::Scop& scop, PromotionPlan& plan, Remarks& remarks)
+      : scop_(scop), plan_(plan), remarks_(remarks) {}
 
   isl::schedule run(const isl::schedule& schedule) {
     // Recomputation (extension nodes) may leave instances whose values
@@ -62,10 +62,10 @@ class Contractor {
       std::vector<Part> parts;
       if (temporary) parts = placeParts(schedule.root(), *temporary, recomputed);
       if (parts.empty()) {
-        explain_ += "contraction: " + t->name + " stays a full array" +
-                    (why.empty() ? std::string(" (no loop keeps each of its values within one iteration)")
-                                 : " (" + why + ")") +
-                    "\n";
+        const std::string reason =
+            why.empty() ? std::string("no loop keeps each of its values within one iteration") : why;
+        remarks_.missed(t->name, "contraction: " + t->name + " stays a full array (" + reason + ")",
+                        {{"reason", reason}});
         continue;
       }
       bool fits = true;
@@ -76,24 +76,39 @@ class Contractor {
         fits = fits && bytes <= kMaxSiteBytes;
       }
       if (!fits) {
-        explain_ += "contraction: " + t->name + " stays a full array (its site's buffers would pass " +
-                    std::to_string(kMaxSiteBytes / 1024) + " KiB)\n";
+        const std::string reason =
+            "its site's buffers would pass " + std::to_string(kMaxSiteBytes / 1024) + " KiB";
+        remarks_.missed(t->name, "contraction: " + t->name + " stays a full array (" + reason + ")",
+                        {{"reason", reason}, {"limit_bytes", kMaxSiteBytes}});
         continue;
       }
       for (size_t k = 0; k < parts.size(); ++k) {
         const Part& part = parts[k];
         sites[part.placement.path].push_back(
             PromotedTensor{t->name, "", part.placement.box, true, part.temporary.flow, part.recomputed, {}});
-        explain_ +=
-            "contraction: " + t->name + " (" + boxText(t->shape) + ") becomes a " +
-            boxText(part.placement.box) + " buffer per iteration of the loops around " +
-            schedule::statementNames(part.temporary.accessors) +
-            (part.recomputed ? std::string(", recomputed in each")
-                             : std::string(" (where code generation splits them apart, the array stays)")) +
-            (parts.size() > 1 ? " (part " + std::to_string(k + 1) + " of " + std::to_string(parts.size()) +
-                                    ": each nest computes the values it reads)"
-                              : std::string()) +
-            "\n";
+        const std::string shape = boxText(t->shape), buffer = boxText(part.placement.box);
+        const std::string statements = schedule::statementNames(part.temporary.accessors);
+        Remarks::Values values = {{"shape", shape},
+                                  {"buffer", buffer},
+                                  {"bytes", product(part.placement.box) * te::dtypeBytes(t->dtype)},
+                                  {"statements", statements},
+                                  {"recomputed", part.recomputed.has_value()}};
+        if (parts.size() > 1) {
+          values.emplace_back("part", k + 1);
+          values.emplace_back("parts", parts.size());
+        }
+        remarks_.applied(
+            t->name,
+            "contraction: " + t->name + " (" + shape + ") becomes a " + buffer +
+                " buffer per iteration of the loops around " + statements +
+                (part.recomputed
+                     ? std::string(", recomputed in each")
+                     : std::string(" (where code generation splits them apart, the array stays)")) +
+                (parts.size() > 1
+                     ? " (part " + std::to_string(k + 1) + " of " + std::to_string(parts.size()) +
+                           ": each nest computes the values it reads)"
+                     : std::string()),
+            std::move(values));
       }
     }
     // Deepest paths first: a mark inserted higher up does not move them.
@@ -379,14 +394,14 @@ class Contractor {
 
   const poly::Scop& scop_;
   PromotionPlan& plan_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
 
 isl::schedule contractTemporaries(const poly::Scop& scop, const isl::schedule& schedule, PromotionPlan& plan,
-                                  std::string& explain) {
-  return Contractor(scop, plan, explain).run(schedule);
+                                  Remarks& remarks) {
+  return Contractor(scop, plan, remarks).run(schedule);
 }
 
 }  // namespace tessel::target::cpu

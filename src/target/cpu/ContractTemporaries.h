@@ -20,11 +20,12 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 #include "target/Promotion.h"
 
 namespace tessel::target::cpu {
 
 isl::schedule contractTemporaries(const poly::Scop& scop, const isl::schedule& schedule, PromotionPlan& plan,
-                                  std::string& explain);
+                                  Remarks& remarks);
 
 }  // namespace tessel::target::cpu

@@ -11,7 +11,7 @@ namespace {
 
 class Distributor {
  public:
-  Distributor(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+  Distributor(const poly::Scop& scop, Remarks& remarks) : scop_(scop), remarks_(remarks) {}
 
   // Innermost bands over a sequence are distributed where that is legal.
   isl::schedule_node visit(const isl::schedule_node& root) {
@@ -63,14 +63,18 @@ class Distributor {
   std::optional<isl::schedule_node> distribute(const isl::schedule_node_band& band) {
     std::optional<int> split = firstSplitMember(band);
     if (!split) return std::nullopt;
-    std::string statements = " " + schedule::statementNames(schedule::nodeDomain(band));
+    const std::string statements = schedule::statementNames(schedule::nodeDomain(band));
     if (!legal(band, *split)) {
-      explain_ += "inner loops of the band over" + statements +
-                  " kept together (a dependence forbids distribution)\n";
+      const std::string reason = "a dependence forbids distribution";
+      remarks_.missed(statements,
+                      "inner loops of the band over " + statements + " kept together (" + reason + ")",
+                      {{"reason", reason}, {"member", *split}});
       return std::nullopt;
     }
-    explain_ += "inner loops of the band over" + statements + " distributed from member " +
-                std::to_string(*split) + "\n";
+    remarks_.applied(
+        statements,
+        "inner loops of the band over " + statements + " distributed from member " + std::to_string(*split),
+        {{"member", *split}});
     isl::schedule_node node = band;
     int depth = 0;
     if (*split > 0) {
@@ -83,14 +87,13 @@ class Distributor {
   }
 
   const poly::Scop& scop_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
 
-isl::schedule distributeInnerLoops(const poly::Scop& scop, const isl::schedule& schedule,
-                                   std::string& explain) {
-  return Distributor(scop, explain).visit(schedule.root()).schedule();
+isl::schedule distributeInnerLoops(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks) {
+  return Distributor(scop, remarks).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::target::cpu

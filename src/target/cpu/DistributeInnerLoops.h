@@ -14,10 +14,10 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 
 namespace tessel::target::cpu {
 
-isl::schedule distributeInnerLoops(const poly::Scop& scop, const isl::schedule& schedule,
-                                   std::string& explain);
+isl::schedule distributeInnerLoops(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks);
 
 }  // namespace tessel::target::cpu

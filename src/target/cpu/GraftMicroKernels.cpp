@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <variant>
 
 #include "microkernel/BoundScheme.h"
 #include "microkernel/Contraction.h"
@@ -70,25 +71,39 @@ std::string unusedName(const te::Program& program, const std::string& base) {
 }  // namespace
 
 isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& schedule,
-                                const GraftOptions& options, MicroKernelPlan& plan, std::string& explain) {
+                                const GraftOptions& options, MicroKernelPlan& plan, Remarks& remarks) {
   if (options.scheme.empty()) return schedule;
   auto [tensor, start] = microkernel::splitSelection(options.scheme);
   microkernel::Scheme scheme = microkernel::parseScheme(options.scheme, options.origin, start);
   Contraction contraction = microkernel::selectContraction(*scop.program, tensor, options.origin);
   const te::Stage& stage = scop.program->stages[static_cast<size_t>(contraction.stage)];
+  const poly::Statement& update = updateStatement(scop, contraction.stage);
+  // Where the scheme cannot replace the contraction: the user's error, or
+  // with the model's scheme the compiler's own code.
+  auto refuse = [&](const UserError& why) {
+    if (!options.optional) throw why;
+    remarks.missed(update.name,
+                   "graft-microkernel: the scheme does not graft here (" + why.reason() +
+                       "); the compiler's own code instead",
+                   {{"reason", why.reason()}, {"scheme", options.scheme}});
+    return schedule;
+  };
   for (auto read : stage.rhs->operands) {
     if (read->kind == te::ExprKind::Select) read = read->operands[1];  // a padded read
     if (scop.checkedReads.count(read.get()))
-      userError(stage.loc, options.origin + ": the reads of " + read->name +
-                               " are not proven in range, and a scheme's code checks no bounds");
+      return refuse(
+          UserError(stage.loc, options.origin + ": the reads of " + read->name +
+                                   " are not proven in range, and a scheme's code checks no bounds"));
   }
-  microkernel::BoundScheme bound =
-      microkernel::bindScheme(contraction, scheme, microkernel::vectorIsaNamed(options.vectorIsa));
-  const poly::Statement& update = updateStatement(scop, contraction.stage);
+  std::variant<microkernel::BoundScheme, UserError> binding =
+      microkernel::tryBindScheme(contraction, scheme, microkernel::vectorIsaNamed(options.vectorIsa));
+  if (const auto* broken = std::get_if<UserError>(&binding)) return refuse(*broken);
+  const microkernel::BoundScheme& bound = std::get<microkernel::BoundScheme>(binding);
   // The micro-kernel's statements: the update, and with a fused epilogue also
   // the contraction's initialization and the epilogue's statement.
   std::set<std::string> grafted = {update.name};
   std::string epilogueNote;
+  Remarks::Values notes;  // the remark's values about the epilogue and the layouts
   // Every tile complete when it leaves the registers: the initialization to
   // zero is folded in (the accumulators start at zero), and so is an epilogue.
   std::string incomplete = whyNotFused(bound);
@@ -100,8 +115,14 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
         foldsInit = true;
       }
   microkernel::EpilogueRecognition ep = microkernel::recognizeEpilogue(*scop.program, contraction);
-  if (!ep.epilogue) epilogueNote = "; no epilogue fused (" + ep.whyNot + ")";
+  if (!ep.epilogue) {
+    epilogueNote = "; no epilogue fused (" + ep.whyNot + ")";
+    notes.emplace_back("epilogue_fused", false);
+    notes.emplace_back("epilogue_reason", ep.whyNot);
+  }
   if (ep.epilogue) {
+    notes.emplace_back("epilogue", ep.epilogue->output.tensor);
+    notes.emplace_back("epilogue_fused", incomplete.empty());
     if (incomplete.empty()) {
       for (const auto& s : scop.statements)
         if (s.stage == ep.epilogue->stage) grafted.insert(s.name);
@@ -111,6 +132,7 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
                      contraction.output.tensor + " never stored";
     } else {
       epilogueNote = "; epilogue " + ep.epilogue->output.tensor + " not fused: " + incomplete;
+      notes.emplace_back("epilogue_reason", incomplete);
       ep.epilogue.reset();
     }
   }
@@ -119,12 +141,15 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   // dependence the other way would need their instances interleaved.
   std::set<std::string> before = ancestors(scop, grafted);
   auto part = [&](const std::string& s) { return grafted.count(s) ? 1 : before.count(s) ? 0 : 2; };
+  std::string interleaved;  // a statement that would have to run on both sides
   scop.deps.validity().foreach_map([&](isl::map m) {
     std::string source = m.domain_tuple_id().name(), sink = m.range_tuple_id().name();
-    if (part(source) > part(sink))
-      userError(options.origin + ": " + sink + " must run before the contraction and also after it; the " +
-                "contraction cannot be taken out of the schedule");
+    if (interleaved.empty() && part(source) > part(sink)) interleaved = sink;
   });
+  if (!interleaved.empty())
+    return refuse(UserError({}, options.origin + ": " + interleaved +
+                                    " must run before the contraction and also after it; the contraction "
+                                    "cannot be taken out of the schedule"));
   isl::union_set beforeDomain = isl::union_set::empty(scop.domain.ctx());
   isl::union_set afterDomain = beforeDomain;
   for (const auto& s : scop.statements) {
@@ -142,6 +167,7 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   if (ep.epilogue)
     for (const auto& t : ep.epilogue->tensors()) kernel.arguments.push_back(t);
   kernel.scheme = microkernel::toString(scheme);
+  std::string readsLaidOut;  // the operands read in the scheme's layouts, by name
   for (size_t n = 0; n < bound.layouts.size(); ++n) {
     const std::string& tensor = bound.layouts[n];
     if (tensor == contraction.output.tensor) continue;
@@ -160,8 +186,12 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
     epilogueNote += "; reads " + tensor + " as " + laid.layout +
                     (laid.input ? ", transformed apart from the kernel (its prepare entry)"
                                 : ", transformed right before the micro-kernel, on every call");
+    readsLaidOut += (readsLaidOut.empty() ? "" : " ") + tensor;
+    notes.emplace_back("layout." + tensor, laid.layout);
+    notes.emplace_back("prepared." + tensor, laid.input);
     kernel.layouts.push_back(std::move(laid));
   }
+  if (!readsLaidOut.empty()) notes.emplace_back("reads_laid_out", readsLaidOut);
   if (bound.outputLaidOut()) {
     // The kernel writes its output (the epilogue's, when fused) in the
     // layout, and the result is copied back into the tensor after each call;
@@ -187,6 +217,9 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
     epilogueNote += "; writes " + access.tensor + " as " + laid.layout +
                     (laid.copiedIn ? ", copied in and" : ",") +
                     " copied back after the micro-kernel, on every call";
+    notes.emplace_back("writes_laid_out", access.tensor);
+    notes.emplace_back("layout." + access.tensor, laid.layout);
+    notes.emplace_back("copied_in", laid.copiedIn);
     kernel.layouts.push_back(std::move(laid));
   }
   microkernel::SchemeCodeOptions code;
@@ -208,16 +241,28 @@ isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& sch
   if (!afterDomain.is_empty()) result = sequence(result, restricted(afterDomain));
 
   microkernel::RegisterTileShape tile = bound.registerTile(bound.allBindings().front());
-  explain +=
+  Remarks::Values values = {{"tensor", contraction.output.tensor},
+                            {"dimensions", contraction.dims.size()},
+                            {"dimension_names", contraction.dimNames()},
+                            {"scheme", kernel.scheme},
+                            {"function", kernel.function},
+                            {"accumulators", tile.accumulators.size()},
+                            {"steps", tile.steps.size()}};
+  if (!options.vectorIsa.empty()) values.emplace_back("isa", options.vectorIsa);
+  values.emplace_back("init_folded", foldsInit);
+  values.insert(values.end(), notes.begin(), notes.end());
+  remarks.applied(
+      update.name,
       "graft-microkernel: " + update.name + " (" + contraction.output.tensor + ", " +
-      std::to_string(contraction.dims.size()) + " dimensions: " + contraction.dimNames() +
-      ") runs the scheme [" + kernel.scheme + "] as " + kernel.function + ": register tile of " +
-      std::to_string(tile.accumulators.size()) + " accumulators x " + std::to_string(tile.steps.size()) +
-      " unrolled steps" + (options.vectorIsa.empty() ? "" : " (" + options.vectorIsa + ")") +
-      (foldsInit
-           ? "; accumulators start at zero (" + contraction.output.tensor + "'s initialization folded in)"
-           : "") +
-      epilogueNote + "\n";
+          std::to_string(contraction.dims.size()) + " dimensions: " + contraction.dimNames() +
+          ") runs the scheme [" + kernel.scheme + "] as " + kernel.function + ": register tile of " +
+          std::to_string(tile.accumulators.size()) + " accumulators x " + std::to_string(tile.steps.size()) +
+          " unrolled steps" + (options.vectorIsa.empty() ? "" : " (" + options.vectorIsa + ")") +
+          (foldsInit
+               ? "; accumulators start at zero (" + contraction.output.tensor + "'s initialization folded in)"
+               : "") +
+          epilogueNote,
+      std::move(values));
   plan.kernels.push_back(std::move(kernel));
   return result;
 }

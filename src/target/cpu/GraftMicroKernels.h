@@ -13,6 +13,7 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 #include "target/MicroKernelPlan.h"
 
 namespace tessel::target::cpu {
@@ -22,7 +23,11 @@ struct GraftOptions {
   // output when the program has several. Empty: nothing is grafted.
   std::string scheme;
   std::string origin = "--scheme";  // where the text came from, for messages
-  std::string vectorIsa;            // "avx512", "avx2" or "" (scalar)
+  // A scheme the user did not write (the model's): where it cannot replace
+  // the contraction, the pass leaves the tree as it is and says why (a missed
+  // remark) instead of a UserError.
+  bool optional = false;
+  std::string vectorIsa;  // "avx512", "avx2" or "" (scalar)
   bool parallel = true;
   // Whether the user declared an input constant (--constant-inputs); null:
   // none declared. A laid-out input gets the prepare entry (laid out once,
@@ -32,6 +37,6 @@ struct GraftOptions {
 };
 
 isl::schedule graftMicroKernels(const poly::Scop& scop, const isl::schedule& schedule,
-                                const GraftOptions& options, MicroKernelPlan& plan, std::string& explain);
+                                const GraftOptions& options, MicroKernelPlan& plan, Remarks& remarks);
 
 }  // namespace tessel::target::cpu

@@ -40,7 +40,7 @@ Below bandsBelow(const isl::schedule_node& node) {
 
 class UnrollJamMarker {
  public:
-  UnrollJamMarker(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+  UnrollJamMarker(const poly::Scop& scop, Remarks& remarks) : scop_(scop), remarks_(remarks) {}
 
   isl::schedule_node visit(isl::schedule_node node) {
     // Copies of recomputed producers (under extension nodes) keep the marks
@@ -57,9 +57,11 @@ class UnrollJamMarker {
       node = withSharingMemberLast(node.as<isl::schedule_node_band>());
     if (own && node.isa<isl::schedule_node_band>() && candidate(node.as<isl::schedule_node_band>())) {
       ++marked_;
-      explain_ += "loop over " + statements(node) + ": may be unrolled and jammed (register tile)\n";
-      // The last member gets a band of its own under the mark.
       int members = static_cast<int>(node.as<isl::schedule_node_band>().n_member());
+      const std::string over = statements(node);
+      remarks_.applied(over, "loop over " + over + ": may be unrolled and jammed (register tile)",
+                       {{"action", "marked"}, {"mark", schedule::kUnrollJamMark}, {"member", members - 1}});
+      // The last member gets a band of its own under the mark.
       if (members == 1) return schedule::insertMark(node, schedule::kUnrollJamMark);
       node = node.as<isl::schedule_node_band>().split(members - 1).child(0);
       return schedule::insertMark(node, schedule::kUnrollJamMark).parent();
@@ -126,8 +128,11 @@ class UnrollJamMarker {
     for (int m = 0; m < n; ++m)
       if (m != best) order.push_back(m);
     order.push_back(best);
-    explain_ += "band over " + statements(band) + ": member " + std::to_string(best) +
-                " made last, for unrolling (its rows share the most reads)\n";
+    const std::string over = statements(band);
+    remarks_.applied(over,
+                     "band over " + over + ": member " + std::to_string(best) +
+                         " made last, for unrolling (its rows share the most reads)",
+                     {{"action", "made-last"}, {"member", best}, {"unshared_reads", bestCost}});
     return schedule::permuteMembers(scop_, band, order);
   }
 
@@ -136,20 +141,19 @@ class UnrollJamMarker {
   }
 
   const poly::Scop& scop_;
-  std::string& explain_;
+  Remarks& remarks_;
   int marked_ = 0;  // marks inserted so far
 };
 
 }  // namespace
 
-isl::schedule markUnrollJamLoops(const poly::Scop& scop, const isl::schedule& schedule,
-                                 std::string& explain) {
-  return UnrollJamMarker(scop, explain).visit(schedule.root()).schedule();
+isl::schedule markUnrollJamLoops(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks) {
+  return UnrollJamMarker(scop, remarks).visit(schedule.root()).schedule();
 }
 
 isl::schedule_node markUnrollJamLoopsBelow(const poly::Scop& scop, const isl::schedule_node& node,
-                                           std::string& explain) {
-  return UnrollJamMarker(scop, explain).visit(node);
+                                           Remarks& remarks) {
+  return UnrollJamMarker(scop, remarks).visit(node);
 }
 
 }  // namespace tessel::target::cpu

@@ -12,17 +12,18 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 
 namespace tessel::target::cpu {
 
 // A permutable band whose last member carries a dependence first gets the
 // coincident member that shares the most reads between its iterations as its
 // last member.
-isl::schedule markUnrollJamLoops(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain);
+isl::schedule markUnrollJamLoops(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks);
 // The same on the subtree at `node` alone: a nest that post-tiling fusion
 // moves whole under an extension node, where the pass could not query it
 // (fuse/Basteln.h, Alg. 4's identical case), is marked before it moves.
 isl::schedule_node markUnrollJamLoopsBelow(const poly::Scop& scop, const isl::schedule_node& node,
-                                           std::string& explain);
+                                           Remarks& remarks);
 
 }  // namespace tessel::target::cpu

@@ -12,8 +12,8 @@ namespace {
 
 class VectorMarker {
  public:
-  VectorMarker(const poly::Scop& scop, bool registerTransposes, std::string& explain)
-      : scop_(scop), registerTransposes_(registerTransposes), explain_(explain) {}
+  VectorMarker(const poly::Scop& scop, bool registerTransposes, Remarks& remarks)
+      : scop_(scop), registerTransposes_(registerTransposes), remarks_(remarks) {}
 
   // The innermost bands get their marks.
   isl::schedule_node visit(const isl::schedule_node& root) {
@@ -58,15 +58,19 @@ class VectorMarker {
     else if (onlyReductionChains(carried))
       kind = schedule::kVectorReductionMark;
     if (!kind) return band;
-    std::string statements;
+    std::string statements;  // " S0 S1"
     here.foreach_set(
         [&](isl::set s) { statements += " " + isl::manage(isl_set_get_tuple_id(s.get())).name(); });
-    explain_ += "innermost loop of the band over" + statements + ": " + kind + "\n";
+    const std::string subject = statements.empty() ? statements : statements.substr(1);
+    remarks_.applied(subject, "innermost loop of the band over" + statements + ": " + kind,
+                     {{"mark", kind}, {"member", n - 1}});
     bool transposes =
         registerTransposes_ && kind == schedule::kVectorMark && n > 1 && transposesThroughRegisters(band, n);
     if (transposes)
-      explain_ += "loop above it over" + statements + ": " + schedule::kTransposeBlockMark +
-                  " (a read is contiguous along it, strided along the vector loop)\n";
+      remarks_.applied(subject,
+                       "loop above it over" + statements + ": " + schedule::kTransposeBlockMark +
+                           " (a read is contiguous along it, strided along the vector loop)",
+                       {{"mark", schedule::kTransposeBlockMark}, {"member", n - 2}});
     isl::schedule_node node = band;
     int depth = 0;
     if (n > 1) {
@@ -122,7 +126,7 @@ class VectorMarker {
 
   const poly::Scop& scop_;
   bool registerTransposes_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 void collectVectorLoopDims(const isl::schedule_node& node, std::map<std::string, std::set<int>>& dims) {
@@ -147,8 +151,8 @@ void collectVectorLoopDims(const isl::schedule_node& node, std::map<std::string,
 }  // namespace
 
 isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, bool registerTransposes,
-                              std::string& explain) {
-  return VectorMarker(scop, registerTransposes, explain).visit(schedule.root()).schedule();
+                              Remarks& remarks) {
+  return VectorMarker(scop, registerTransposes, remarks).visit(schedule.root()).schedule();
 }
 
 std::map<std::string, std::set<int>> vectorLoopDims(const isl::schedule_node& node) {

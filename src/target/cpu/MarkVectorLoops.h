@@ -20,12 +20,13 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 
 namespace tessel::target::cpu {
 
 // `registerTransposes`: whether to mark transpose blocks at all.
 isl::schedule markVectorLoops(const poly::Scop& scop, const isl::schedule& schedule, bool registerTransposes,
-                              std::string& explain);
+                              Remarks& remarks);
 
 // For each statement below `node` (by name), the domain dimensions its vector
 // loop (the band under a vector mark) moves with.

@@ -3,6 +3,7 @@
 #include <isl/schedule_node.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -60,8 +61,8 @@ std::string kib(int64_t bytes) {
 
 class Promoter {
  public:
-  Promoter(const poly::Scop& scop, const PromotionOptions& options, PromotionPlan& plan, std::string& explain)
-      : scop_(scop), options_(options), plan_(plan), explain_(explain) {}
+  Promoter(const poly::Scop& scop, const PromotionOptions& options, PromotionPlan& plan, Remarks& remarks)
+      : scop_(scop), options_(options), plan_(plan), remarks_(remarks) {}
 
   // Under each innermost tile band, its level's promotions.
   isl::schedule_node visit(const isl::schedule_node& root) {
@@ -87,32 +88,54 @@ class Promoter {
     PromotionSite site;
     site.level = level;
     int64_t budget = options_.ignoreCost ? kMaxPromotionSiteBytes : promotionBudget(options_, level);
+    const int64_t siteBudget = budget;
     std::string notes;
+    // The remark's values: the tensors copied and kept, by name, and each one's facts ("B.box").
+    std::string promoted, kept;
+    Remarks::Values tensorValues;
     for (const te::TensorDecl* t : scop_.program->inputs()) {
       std::string why;
-      std::optional<PromotedTensor> p = consider(*t, domain, tileToInstances, budget, why);
+      double reuse = -1;
+      std::optional<PromotedTensor> p = consider(*t, domain, tileToInstances, budget, why, reuse);
       if (p) {
         int64_t bytes = product(p->box) * te::dtypeBytes(t->dtype);
         budget -= bytes;
         notes += (notes.empty() ? ": " : "; ") + t->name + " " + boxText(p->box) + " (" + kib(bytes) + ", " +
                  why + ")";
+        promoted += (promoted.empty() ? "" : " ") + t->name;
+        tensorValues.emplace_back(t->name + ".box", boxText(p->box));
+        tensorValues.emplace_back(t->name + ".bytes", bytes);
+        if (std::isfinite(reuse)) tensorValues.emplace_back(t->name + ".reuse", reuse);
+        tensorValues.emplace_back(t->name + ".transposed", !p->layout.empty());
         site.tensors.push_back(*p);
       } else if (!why.empty()) {
         notes += (notes.empty() ? ": " : "; ") + t->name + " stays: " + why;
+        kept += (kept.empty() ? "" : " ") + t->name;
+        tensorValues.emplace_back(t->name + ".reason", why);
+        if (reuse >= 0 && std::isfinite(reuse)) tensorValues.emplace_back(t->name + ".reuse", reuse);
       }
     }
     if (notes.empty()) return node;
-    explain_ += "promotion under the " + level + " tiles over " + statements + notes + "\n";
-    if (site.tensors.empty()) return node;
+    const std::string message = "promotion under the " + level + " tiles over " + statements + notes;
+    Remarks::Values values = {
+        {"level", level}, {"budget_bytes", siteBudget}, {"promoted", promoted}, {"kept", kept}};
+    if (site.tensors.empty()) {
+      values.emplace_back("reason", notes.substr(2));  // "A stays: ...; B stays: ..."
+      values.insert(values.end(), tensorValues.begin(), tensorValues.end());
+      remarks_.missed(statements, message, std::move(values));
+      return node;
+    }
+    values.insert(values.end(), tensorValues.begin(), tensorValues.end());
+    remarks_.applied(statements, message, std::move(values));
     plan_.sites.push_back(site);
     return schedule::insertMark(node, PromotionPlan::markName(plan_.sites.size() - 1));
   }
 
   // A promotion of `t` at the site, or nullopt and why not ("" when the
-  // site does not read `t`).
+  // site does not read `t`); `reuse`: its reads per element, once known.
   std::optional<PromotedTensor> consider(const te::TensorDecl& t, const isl::union_set& domain,
                                          const isl::union_map& tileToInstances, int64_t budget,
-                                         std::string& why) {
+                                         std::string& why, double& reuse) {
     isl::union_map readsOfT = readsOf(scop_, domain, t.name);
     if (readsOfT.is_empty()) return std::nullopt;
     if (t.shape.empty()) {
@@ -176,7 +199,7 @@ class Promoter {
     bool contiguous = layout.empty();
     for (size_t d = outer + 1; d < box->size(); ++d) contiguous = contiguous && (*box)[d] >= t.shape[d];
     int64_t elements = product(*box);
-    double reuse = accesses / static_cast<double>(elements);
+    reuse = accesses / static_cast<double>(elements);
     char reuseText[48];
     std::snprintf(reuseText, sizeof reuseText, "%.1f reads per element", reuse);
     if (options_.ignoreCost && elements * te::dtypeBytes(t.dtype) <= budget) {
@@ -224,7 +247,7 @@ class Promoter {
   const poly::Scop& scop_;
   const PromotionOptions& options_;
   PromotionPlan& plan_;
-  std::string& explain_;
+  Remarks& remarks_;
   std::map<std::string, std::set<int>> vectorDims_;  // at the current site
 };
 
@@ -240,8 +263,8 @@ int64_t promotionBudget(const PromotionOptions& options, const std::string& leve
 }
 
 isl::schedule promoteOperands(const poly::Scop& scop, const isl::schedule& schedule,
-                              const PromotionOptions& options, PromotionPlan& plan, std::string& explain) {
-  return Promoter(scop, options, plan, explain).visit(schedule.root()).schedule();
+                              const PromotionOptions& options, PromotionPlan& plan, Remarks& remarks) {
+  return Promoter(scop, options, plan, remarks).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::target::cpu

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 #include "target/Promotion.h"
 #include "tile/AutoTiling.h"
 
@@ -46,6 +47,6 @@ struct PromotionOptions {
 int64_t promotionBudget(const PromotionOptions& options, const std::string& level);
 
 isl::schedule promoteOperands(const poly::Scop& scop, const isl::schedule& schedule,
-                              const PromotionOptions& options, PromotionPlan& plan, std::string& explain);
+                              const PromotionOptions& options, PromotionPlan& plan, Remarks& remarks);
 
 }  // namespace tessel::target::cpu

@@ -89,7 +89,7 @@ class RaceFinder {
 }  // namespace
 
 isl::schedule serializeRacyTiles(const poly::Scop& scop, const isl::schedule& schedule,
-                                 const PromotionPlan& plan, std::string& explain) {
+                                 const PromotionPlan& plan, Remarks& remarks) {
   RaceFinder finder(scop, plan);
   finder.visit(schedule.root(), {});
   isl::schedule result = schedule;
@@ -104,10 +104,13 @@ isl::schedule serializeRacyTiles(const poly::Scop& scop, const isl::schedule& sc
       }
       node = node.child(i);
     }
-    explain += "recomputation: the loops around the recomputed " +
-               schedule::statementNames(node.as<isl::schedule_node_extension>().extension().range()) +
-               " run in order (" + tensor +
-               " is a shared array that tiles would write and read in a different order at once)\n";
+    const std::string recomputed =
+        schedule::statementNames(node.as<isl::schedule_node_extension>().extension().range());
+    remarks.applied(recomputed,
+                    "recomputation: the loops around the recomputed " + recomputed + " run in order (" +
+                        tensor +
+                        " is a shared array that tiles would write and read in a different order at once)",
+                    {{"tensor", tensor}});
     result = node.schedule();
   }
   if (finder.races.empty()) return result;

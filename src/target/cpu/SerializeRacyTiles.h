@@ -16,12 +16,13 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 #include "target/Promotion.h"
 
 namespace tessel::target::cpu {
 
-// Appends one line per serialized nest to `explain`.
+// Adds one remark (applied) per serialized nest to `remarks`.
 isl::schedule serializeRacyTiles(const poly::Scop& scop, const isl::schedule& schedule,
-                                 const PromotionPlan& plan, std::string& explain);
+                                 const PromotionPlan& plan, Remarks& remarks);
 
 }  // namespace tessel::target::cpu

@@ -52,7 +52,7 @@ std::optional<double> linesPerIteration(const poly::Scop& scop, const tile::Band
 
 class AcrossBands {
  public:
-  AcrossBands(const poly::Scop& scop, std::string& explain) : scop_(scop), explain_(explain) {}
+  AcrossBands(const poly::Scop& scop, Remarks& remarks) : scop_(scop), remarks_(remarks) {}
 
   // The outermost band each move applies to moves; the others are looked into.
   isl::schedule_node visit(const isl::schedule_node& root) {
@@ -125,16 +125,21 @@ class AcrossBands {
     node = insertAtLeaves(node, moving);
     if (!schedule::scheduleViolation(scop_, node.schedule()).empty())
       return std::nullopt;  // keep the scheduler's tree
+    std::string over;
+    for (const auto& s : model.statements()) over += " " + s;
+    const bool unitStrideBefore = now != std::numeric_limits<double>::infinity();
     std::ostringstream os;
-    os << "band over";
-    for (const auto& s : model.statements()) os << " " << s;
-    os << ": member " << best << " moved below the bands under it (";
-    if (now == std::numeric_limits<double>::infinity())
+    os << "band over" << over << ": member " << best << " moved below the bands under it (";
+    if (!unitStrideBefore)
       os << "the innermost loops make no unit-stride vectors";
     else
       os << now << " cache lines per innermost iteration";
-    os << "; " << bestLines << " after)\n";
-    explain_ += os.str();
+    os << "; " << bestLines << " after)";
+    // Lines per useful lane; none before when the innermost loops made no unit-stride vectors.
+    Remarks::Values values = {{"member", best}, {"unit_stride_before", unitStrideBefore}};
+    if (unitStrideBefore) values.emplace_back("cache_lines_before", now);
+    values.emplace_back("cache_lines_after", bestLines);
+    remarks_.applied(over.empty() ? over : over.substr(1), os.str(), std::move(values));
     return node;
   }
 
@@ -151,13 +156,13 @@ class AcrossBands {
   }
 
   const poly::Scop& scop_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
 
-isl::schedule sinkAcrossBands(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain) {
-  return AcrossBands(scop, explain).visit(schedule.root()).schedule();
+isl::schedule sinkAcrossBands(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks) {
+  return AcrossBands(scop, remarks).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::target::cpu

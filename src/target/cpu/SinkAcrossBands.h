@@ -16,10 +16,11 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 
 namespace tessel::target::cpu {
 
-// Appends one line per member it moves to `explain`.
-isl::schedule sinkAcrossBands(const poly::Scop& scop, const isl::schedule& schedule, std::string& explain);
+// Adds one remark (applied) per member it moves to `remarks`.
+isl::schedule sinkAcrossBands(const poly::Scop& scop, const isl::schedule& schedule, Remarks& remarks);
 
 }  // namespace tessel::target::cpu

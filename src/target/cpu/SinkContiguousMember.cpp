@@ -19,11 +19,11 @@ namespace {
 
 class Sinker {
  public:
-  Sinker(const poly::Scop& scop, int64_t packingBudgetBytes, bool registerTransposes, std::string& explain)
+  Sinker(const poly::Scop& scop, int64_t packingBudgetBytes, bool registerTransposes, Remarks& remarks)
       : scop_(scop),
         packingBudgetBytes_(packingBudgetBytes),
         registerTransposes_(registerTransposes),
-        explain_(explain) {}
+        remarks_(remarks) {}
 
   isl::schedule_node visit(isl::schedule_node node, bool insideBand = false) {
     if (node.isa<isl::schedule_node_band>()) {
@@ -212,31 +212,33 @@ class Sinker {
     // Coincidence flags are recomputed, not copied (parallel and unroll-jam
     // marks read them).
     auto sunk = schedule::permuteMembers(scop_, band, order);
-    explain_ += "band over";
-    for (const auto& s : model.statements()) explain_ += " " + s;
+    std::string over;  // " S0 S1"
+    for (const auto& s : model.statements()) over += " " + s;
     std::ostringstream lines;
     lines << bestCost;
-    explain_ +=
-        ": member " + std::to_string(best) + " made innermost (contiguous accesses, " + lines.str() +
-        " cache lines per iteration)" +
-        (bestPartner >= 0 ? ", member " + std::to_string(bestPartner) + " above it to transpose through"
-                          : "") +
-        "\n";
+    Remarks::Values values = {{"member", best}, {"cache_lines", bestCost}};
+    if (bestPartner >= 0) values.emplace_back("transpose_member", bestPartner);
+    remarks_.applied(
+        over.empty() ? over : over.substr(1),
+        "band over" + over + ": member " + std::to_string(best) + " made innermost (contiguous accesses, " +
+            lines.str() + " cache lines per iteration)" +
+            (bestPartner >= 0 ? ", member " + std::to_string(bestPartner) + " above it to transpose through"
+                              : ""),
+        std::move(values));
     return sunk;
   }
 
   const poly::Scop& scop_;
   int64_t packingBudgetBytes_;
   bool registerTransposes_;
-  std::string& explain_;
+  Remarks& remarks_;
 };
 
 }  // namespace
 
 isl::schedule sinkContiguousMember(const poly::Scop& scop, const isl::schedule& schedule,
-                                   int64_t packingBudgetBytes, bool registerTransposes,
-                                   std::string& explain) {
-  return Sinker(scop, packingBudgetBytes, registerTransposes, explain).visit(schedule.root()).schedule();
+                                   int64_t packingBudgetBytes, bool registerTransposes, Remarks& remarks) {
+  return Sinker(scop, packingBudgetBytes, registerTransposes, remarks).visit(schedule.root()).schedule();
 }
 
 }  // namespace tessel::target::cpu

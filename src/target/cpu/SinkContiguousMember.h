@@ -15,14 +15,15 @@
 #include <string>
 
 #include "poly/Scop.h"
+#include "support/Remarks.h"
 
 namespace tessel::target::cpu {
 
 // `packingBudgetBytes`: what promotion may copy under L1 tiles (0 when it is
 // off); a read it will copy, transposed if need be, counts as contiguous.
-// Appends one line per band it reorders to `explain`.
+// Adds one remark (applied) per band it reorders to `remarks`.
 // `registerTransposes`: whether the backend transposes through registers.
 isl::schedule sinkContiguousMember(const poly::Scop& scop, const isl::schedule& schedule,
-                                   int64_t packingBudgetBytes, bool registerTransposes, std::string& explain);
+                                   int64_t packingBudgetBytes, bool registerTransposes, Remarks& remarks);
 
 }  // namespace tessel::target::cpu
