@@ -6,6 +6,7 @@
 #include "backend/CEmitter.h"
 #include "driver/Compile.h"
 #include "runtime/Runner.h"
+#include "target/DetectHost.h"
 #include "tune/SchemeSearch.h"
 
 namespace tessel::cli {
@@ -31,7 +32,9 @@ int runCommand(const RunArgs& a) {
   runtime::RunOptions ro;
   ro.check = a.check;
   ro.time = a.time;
-  ro.threads = a.threads;
+  // By default the CPUs this process may use, quota included, which OpenMP's default (the
+  // affinity mask) does not know.
+  ro.threads = a.threads > 0 ? a.threads : target::availableCores();
   ro.seed = a.seed;
   runtime::RunReport r = runtime::runKernel(
       cp.program, cp.cSource,
@@ -89,7 +92,9 @@ CommandRunner addRunCommand(CLI::App& app) {
   cmd->add_flag("--check", args->check,
                 "compare every output with the reference interpreter (exit 1 on mismatch)");
   cmd->add_flag("--time", args->time, "report the median time of several runs");
-  cmd->add_option("--threads", args->threads, "OpenMP threads (default: all cores)")
+  cmd->add_option("--threads", args->threads,
+                  "OpenMP threads (default: the CPUs this process may use: its affinity mask, no more than "
+                  "its cgroup CPU quota)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", args->seed, "seed of the random inputs");
   cmd->add_flag("--json", args->json, "print one JSON object (check, max_abs_err, median_ms, runs, ...)");

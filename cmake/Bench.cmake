@@ -54,5 +54,9 @@ add_executable(tessel-bench ${CMAKE_SOURCE_DIR}/cli/BenchCommand.cpp ${CMAKE_SOU
 target_compile_options(tessel-bench PRIVATE ${TESSEL_WARNINGS})
 target_link_libraries(tessel-bench PRIVATE tessel_bench CLI11::CLI11)
 set_target_properties(tessel-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-# Building tessel builds the executable its bench command runs.
-add_dependencies(tessel tessel-bench)
+# Building tessel builds the executable its bench command runs, unless a
+# build that never benchmarks (the sanitizer smoke run) turns it off.
+option(TESSEL_CLI_BUILDS_BENCH "building tessel also builds tessel-bench, which 'tessel bench' runs" ON)
+if(TESSEL_CLI_BUILDS_BENCH)
+  add_dependencies(tessel tessel-bench)
+endif()

@@ -19,4 +19,12 @@ std::string readTextFile(const std::string& path) {
   return ss.str();
 }
 
+std::optional<std::string> readTextIfPresent(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return std::nullopt;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 }  // namespace tessel

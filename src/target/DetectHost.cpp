@@ -10,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/TextFile.h"
+#include "target/CpuQuota.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -32,14 +35,6 @@ std::optional<std::string> readFirstLine(const std::string& path) {
   std::string line;
   if (!f || !std::getline(f, line)) return std::nullopt;
   return trim(line);
-}
-
-std::optional<std::string> readText(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return std::nullopt;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 // "48K", "2048K", "1M", "512" (bytes) as sysfs writes cache sizes.
@@ -389,13 +384,17 @@ std::vector<std::string> detectIsa() {
 int availableCores() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  int cores = sched_getaffinity(0, sizeof(set), &set) == 0
+                  ? std::max(1, CPU_COUNT(&set))
+                  : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  std::optional<int> quota =
+      cgroupCpuLimit(readTextIfPresent("/proc/self/cgroup").value_or(""), "/sys/fs/cgroup");
+  return quota ? std::min(cores, *quota) : cores;
 }
 
 Hardware detectHost() {
   const std::string sysfsRoot = "/sys/devices/system/cpu";
-  CpuInfo cpu = parseCpuInfo(readText("/proc/cpuinfo").value_or(""));
+  CpuInfo cpu = parseCpuInfo(readTextIfPresent("/proc/cpuinfo").value_or(""));
   int cores = availableCores();
   std::vector<MemoryLevel> caches = parseCpuCaches(sysfsRoot);
 #if defined(__x86_64__) || defined(__i386__)

@@ -56,7 +56,8 @@ Hardware describeCpu(const std::string& modelName, const std::vector<std::string
 // amx_bf16, amx_int8 (empty off x86).
 std::vector<std::string> detectIsa();
 
-// CPUs this process may run on (sched_getaffinity).
+// CPUs this process may use: those it may run on (sched_getaffinity), no
+// more than its cgroup's CPU quota allows (target/CpuQuota.h).
 int availableCores();
 
 Hardware detectHost();

@@ -273,6 +273,7 @@ class Tiler {
     // is coarser (a band streaming from memory whose rows of 16 lines fit
     // only L3), the fusion tiles below decide. They stay dropped where
     // basteln then fuses nothing.
+    std::string droppedAbove;  // the level whose coarser tiles were dropped
     if (!levels.empty() && !producerArrays.empty()) {
       const int64_t fusionBytes = fusionLevel().capacityBytes;
       auto coarser = [&](const LevelSizes& l) {
@@ -283,8 +284,9 @@ class Tiler {
       auto dropped =
           static_cast<size_t>(std::find_if_not(levels.begin(), levels.end(), coarser) - levels.begin());
       if (dropped > 0 && dropped < levels.size()) {
-        os << "  tiles above " << levels[dropped].level << " dropped: producers recomputed in "
-           << levels[dropped].level << " tiles stay in that cache\n";
+        droppedAbove = levels[dropped].level;
+        os << "  tiles above " << droppedAbove << " dropped: producers recomputed in " << droppedAbove
+           << " tiles stay in that cache\n";
         levels.erase(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>(dropped));
       } else if (dropped == levels.size()) {
         reason = "tiles dropped: all above " + fusionLevel().name +
@@ -312,7 +314,7 @@ class Tiler {
     }
     const std::string tiles = levels.empty() ? "" : asPolicy(model, scop_, levels);
     if (!levels.empty()) os << "  tiles: " << tiles << "\n";
-    remark(statements, os.str(), model, innermost, levels, source, tiles, reason);
+    remark(statements, os.str(), model, innermost, levels, {source, tiles, reason, droppedAbove});
     if (levels.empty()) return std::nullopt;
 
     isl::schedule_node node = band;
@@ -337,12 +339,21 @@ class Tiler {
     return node;
   }
 
+  // What the band's remark says beyond its model and levels.
+  struct Decision {
+    std::string source;        // "policy", "auto" or "fusion"
+    std::string tiles;         // as policy text
+    std::string reason;        // why untiled
+    std::string droppedAbove;  // the level above which tiles were dropped for fusion
+  };
+
   // The band's remark: missed with its reason where `levels` is empty,
   // otherwise applied with the tiles, as policy text and per level
   // ("tile_L1": "16x64x256").
   void remark(const std::string& statements, std::string message, const BandModel& model,
               const std::optional<std::vector<int64_t>>& innermost, const std::vector<LevelSizes>& levels,
-              const std::string& source, const std::string& tiles, const std::string& reason) {
+              const Decision& decision) {
+    const auto& [source, tiles, reason, droppedAbove] = decision;
     if (!message.empty() && message.back() == '\n') message.pop_back();
     Remarks::Values values;
     if (levels.empty()) values.emplace_back("reason", reason);
@@ -361,6 +372,7 @@ class Tiler {
       values.emplace_back("tile_" + l.level, sizesText(l.sizes));
     }
     values.emplace_back("levels", names);
+    if (!droppedAbove.empty()) values.emplace_back("dropped_above", droppedAbove);
     remarks_.applied(statements, std::move(message), std::move(values));
   }
 

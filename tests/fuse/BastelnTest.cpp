@@ -52,16 +52,33 @@ driver::CompileOptions basteln(int tile, double redundancy = 0.25) {
 
 using Values = std::vector<std::pair<std::string, std::string>>;
 
-// basteln's remarks of `kind` about `subject` (any when "") with all of `values`.
-std::vector<Remark> decisions(const CheckedProgram& c, RemarkKind kind, const std::string& subject,
-                              const Values& values) {
+// The remarks of stage `pass` of `kind` about `subject` (any when "") with all of `values`.
+std::vector<Remark> remarksOf(const CheckedProgram& c, const std::string& pass, RemarkKind kind,
+                              const std::string& subject, const Values& values = {}) {
   std::vector<Remark> out;
-  for (const Remark& r : c.program.remarks.find("basteln", kind, subject)) {
+  for (const Remark& r : c.program.remarks.find(pass, kind, subject)) {
     bool all = true;
     for (const auto& [name, value] : values) all = all && r.value(name) == value;
     if (all) out.push_back(r);
   }
   return out;
+}
+
+// basteln's remarks of `kind` about `subject` (any when "") with all of `values`.
+std::vector<Remark> decisions(const CheckedProgram& c, RemarkKind kind, const std::string& subject,
+                              const Values& values) {
+  return remarksOf(c, "basteln", kind, subject, values);
+}
+
+// Whether the tiler made fusion tiles (for producers recomputed in them), with all of `values`.
+bool fusionTiled(const CheckedProgram& c, Values values = {}) {
+  values.emplace_back("source", "fusion");
+  return !remarksOf(c, "tile", RemarkKind::Applied, "", values).empty();
+}
+
+// Whether serialize-racy-tiles made some loops run in order.
+bool serialized(const CheckedProgram& c) {
+  return !remarksOf(c, "serialize-racy-tiles", RemarkKind::Applied, "").empty();
 }
 
 // Whether basteln recomputed `producer` in the tiles of `consumer` (statement names).
@@ -74,12 +91,7 @@ bool recomputedInTiles(const CheckedProgram& c, const std::string& producer, con
 // Whether the contract pass made a buffer of `tensor` with all of `values`
 // ("shape", "buffer", "statements", "recomputed", "part", "parts").
 bool contracted(const CheckedProgram& c, const std::string& tensor, const Values& values) {
-  for (const Remark& r : c.program.remarks.find("contract", RemarkKind::Applied, tensor)) {
-    bool all = true;
-    for (const auto& [name, value] : values) all = all && r.value(name) == value;
-    if (all) return true;
-  }
-  return false;
+  return !remarksOf(c, "contract", RemarkKind::Applied, tensor, values).empty();
 }
 
 // bench/programs/NAME.tc without its first line (its sizes), for a test's own.
@@ -218,13 +230,13 @@ TEST(Basteln, SharedReductionSliceRunsTilesInOrder) {
   CheckedProgram big = compileAndCheck(tc, basteln(256, 1.0));
   EXPECT_TRUE(big.check.pass) << big.check.failures;
   EXPECT_TRUE(recomputedInTiles(big, "S1 S0", "S2")) << big.explained();
-  EXPECT_TRUE(
-      big.has("recomputation: the loops around the recomputed S0 S1 run in order (s is a shared array"))
+  EXPECT_FALSE(
+      remarksOf(big, "serialize-racy-tiles", RemarkKind::Applied, "S0 S1", {{"tensor", "s"}}).empty())
       << big.explained();
   CheckedProgram small = compileAndCheck(tc, basteln(32, 1.0));
   EXPECT_TRUE(small.check.pass) << small.check.failures;
   EXPECT_TRUE(contracted(small, "s", {{"shape", "300x300"}, {"buffer", "33x33"}})) << small.explained();
-  EXPECT_FALSE(small.has("run in order")) << small.explained();
+  EXPECT_FALSE(serialized(small)) << small.explained();
 }
 
 // A producer that writes an output (here fused with the row sums Z, which
@@ -289,7 +301,11 @@ TEST(Basteln, ProducerReadingATransposedCopyStaysInItsTiles) {
     o.bastelnRedundancy = redundancy;
     CheckedProgram c = compileAndCheck(tc, o);
     EXPECT_TRUE(c.check.pass) << c.check.failures;
-    EXPECT_TRUE(c.has("transposed)")) << c.explained();
+    bool transposed = false;  // some operand copied into a transposed buffer
+    for (const Remark& r : remarksOf(c, "promote", RemarkKind::Applied, ""))
+      for (const RemarkValue& v : r.values)
+        transposed = transposed || (v.name().ends_with(".transposed") && v.text() == "true");
+    EXPECT_TRUE(transposed) << c.explained();
     EXPECT_EQ(!decisions(c, RemarkKind::Missed, "",
                          {{"action", "not-recomputed"},
                           {"reason",
@@ -417,7 +433,7 @@ TEST(Basteln, Alg4IdenticalCaseRunsTheSecondOutputInTheTilesOfTheFirst) {
         EXPECT_EQ(slice[0].value("action"), "recomputed") << c.explained();
         EXPECT_EQ(slice[0].value("slice").rfind("8x", 0), 0u) << c.explained();
       }
-      EXPECT_FALSE(c.has("run in order")) << c.explained();
+      EXPECT_FALSE(serialized(c)) << c.explained();
       for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "Nm") << c.explained();
     }
     // One tile of rows for two threads (fixedCaches: 2 cores): K would run on one of them.
@@ -491,7 +507,7 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
   for (auto [h, w] : {std::pair{131, 1031}, {257, 509}}) {
     CheckedProgram c = compileAndCheck(blur(h, w), o);
     EXPECT_TRUE(c.check.pass) << h << "x" << w << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them (L2")) << c.explained();
+    EXPECT_TRUE(fusionTiled(c, {{"levels", "L2"}})) << c.explained();
     EXPECT_TRUE(recomputedInTiles(c, "S0", "S1")) << c.explained();
     for (const auto& t : c.program.kernel.temporaries) EXPECT_NE(t.name, "BX");
   }
@@ -501,7 +517,7 @@ TEST(Basteln, StencilConsumerGetsFusionTiles) {
     if (level.name != "DRAM") level.sharedBy = 2;
   CheckedProgram onSmt = compileAndCheck(blur(131, 1031), o, smt);
   EXPECT_TRUE(onSmt.check.pass) << onSmt.check.failures;
-  EXPECT_TRUE(onSmt.has("fusion tiles for the producers recomputed in them (L2")) << onSmt.explained();
+  EXPECT_TRUE(fusionTiled(onSmt, {{"levels", "L2"}})) << onSmt.explained();
   // A tile policy that covers the nest decides alone, even to leave it untiled.
   driver::CompileOptions untiled = o;
   untiled.tiles = tile::parseTilePolicy("S_1: *, *", "test");
@@ -574,7 +590,7 @@ TEST(Basteln, FusionTilesWithoutFusionAreRemoved) {
       "  B(h, w) = (BX(h, w) + BX(h + 1, w) + BX(h + 2, w)) / 3\n}\n",
       o);
   EXPECT_TRUE(c.check.pass) << c.check.failures;
-  EXPECT_TRUE(c.has("fusion tiles for the producers recomputed in them")) << c.explained();
+  EXPECT_TRUE(fusionTiled(c)) << c.explained();
   std::vector<Remark> refused = decisions(
       c, RemarkKind::Missed, "S0", {{"action", "not-recomputed"}, {"consumer", "S1"}, {"place", "tiles"}});
   ASSERT_FALSE(refused.empty()) << c.explained();
@@ -646,8 +662,9 @@ TEST(Basteln, PyramidOutputTilesKeepTheChannelsTheLevelsShare) {
         "# sizes: C=4 H=" + std::to_string(h) + " W=" + std::to_string(w) + "\n" + tc, o, withL3);
     std::string shape = std::to_string(h) + "x" + std::to_string(w);
     EXPECT_TRUE(c.check.pass) << shape << "\n" << c.check.failures;
-    EXPECT_TRUE(c.has("tiles above L2 dropped")) << shape << "\n" << c.explained();
-    EXPECT_TRUE(c.has("tiles: S_8: *, ")) << shape << "\n" << c.explained();
+    std::vector<Remark> dropped = remarksOf(c, "tile", RemarkKind::Applied, "", {{"dropped_above", "L2"}});
+    ASSERT_EQ(dropped.size(), 1u) << shape << "\n" << c.explained();
+    EXPECT_EQ(dropped[0].value("tiles").rfind("S_8: *, ", 0), 0u) << shape << "\n" << c.explained();
     std::vector<Remark> fused = decisions(
         c, RemarkKind::Applied, "S0", {{"action", "recomputed"}, {"consumer", "S9 S8"}, {"place", "tiles"}});
     ASSERT_FALSE(fused.empty()) << shape << "\n" << c.explained();
