@@ -266,10 +266,12 @@ class VectorLoopEmitter {
 
   // A vector loop around a nest of sequential loops whose stores accumulate
   // into elements the nest does not move (lir::registerTile): its vectors
-  // are unrolled (constant trip count), each accumulated element lives in a
-  // register over the whole nest, loaded before it and stored after it.
-  // Lanes past the end accumulate on masked-out (zero) loads and are never
-  // stored.
+  // are unrolled, each accumulated element lives in a register over the
+  // whole nest, loaded before it and stored after it. Lanes past the end
+  // accumulate on masked-out (zero) loads and are never stored. A loop of a
+  // partial tile, whose bound is a minimum known at run time, has a version
+  // per count of vectors it may need, up to its most iterations: the
+  // vectors before the last run unmasked in each.
   void emitRegisterTile(int depth) {
     std::string pad(2 * depth, ' ');
     const Expr& cond = loop_.cond;
@@ -277,46 +279,78 @@ class VectorLoopEmitter {
     if (cond->binaryOp == BinaryOp::Lt) last = "(" + last + " - 1)";
     std::string end = "tessel_last_" + loop_.name;
     int lanes = loop_.vectorLanes;
+    std::optional<int64_t> trips = lir::constantTripCount(loop_);
+    os_ << pad << "{\n";
+    os_ << pad << "  const long " << end << " = " << last << ";\n";
+    if (trips) {
+      emitRegisterTileVersion(depth + 1, static_cast<int>((*trips + lanes - 1) / lanes),
+                              static_cast<int>(*trips / lanes));
+    } else {
+      std::optional<int64_t> most = lir::maxTripCount(loop_);
+      TESSEL_CHECK(most.has_value(), "emit-c", "register tile without a bounded trip count");
+      std::string count = "tessel_count_" + loop_.name;
+      os_ << pad << "  const long " << count << " = " << end << " - " << scalar_.expr(loop_.init)
+          << " + 1;\n";
+      int chunks = static_cast<int>((*most + lanes - 1) / lanes);
+      std::string keyword = "if";
+      if (*most % lanes == 0) {
+        os_ << pad << "  " << keyword << " (" << count << " == " << *most << ") {\n";
+        emitRegisterTileVersion(depth + 2, chunks, chunks);
+        os_ << pad << "  }";
+        keyword = " else if";
+      }
+      for (int n = chunks; n >= 1; --n) {
+        os_ << (keyword == "if" ? pad + "  " : "") << keyword << " (" << count << " > " << (n - 1) * lanes
+            << ") {\n";
+        emitRegisterTileVersion(depth + 2, n, n - 1);
+        os_ << pad << "  }";
+        keyword = " else if";
+      }
+      os_ << "\n";
+    }
+    os_ << pad << "}\n";
+  }
+
+  // A register tile of `chunks` vectors, the first `wholeChunks` of them
+  // unmasked, in the scope where `tessel_last_<loop>` is the loop's last iteration.
+  void emitRegisterTileVersion(int depth, int chunks, int wholeChunks) {
+    std::string pad(2 * depth, ' ');
+    std::string end = "tessel_last_" + loop_.name;
+    int lanes = loop_.vectorLanes;
     // The accumulated elements, in body order (indices with lets inlined).
     std::vector<Reduction> elements;
     collectAccumulations(loop_.body[0], {}, elements);
-    std::optional<int64_t> trips = lir::constantTripCount(loop_);
-    TESSEL_CHECK(trips.has_value(), "emit-c", "register tile without a constant trip count");
-    int chunks = static_cast<int>((*trips + lanes - 1) / lanes);
-    wholeChunks_ = static_cast<int>(*trips / lanes);
+    wholeChunks_ = wholeChunks;
     auto chunkScope = [&](std::ostream& os, const std::string& p, int c) {
       os << p << "const long " << loop_.name << " = " << scalar_.expr(loop_.init) << " + " << c * lanes
          << ";\n";
       os << p << "const tessel_m" << lanes << " tessel_tail = " << v_ << "_tail(" << end << " - "
          << loop_.name << " + 1);\n";
     };
-    os_ << pad << "{\n";
-    os_ << pad << "  const long " << end << " = " << last << ";\n";
     for (int c = 0; c < chunks; ++c) {
-      os_ << pad << "  " << v_ << " ";
+      os_ << pad << v_ << " ";
       for (size_t e = 0; e < elements.size(); ++e) os_ << (e ? ", " : "") << "tessel_racc" << e << "_" << c;
       os_ << ";\n";
-      os_ << pad << "  {\n";
-      chunkScope(os_, pad + "    ", c);
+      os_ << pad << "{\n";
+      chunkScope(os_, pad + "  ", c);
       for (size_t e = 0; e < elements.size(); ++e)
-        os_ << pad << "    tessel_racc" << e << "_" << c << " = " << v_
+        os_ << pad << "  tessel_racc" << e << "_" << c << " = " << v_
             << (whole(c) ? "_load_full(&" : "_load(&") << scalar_.buffer(elements[e].buffer) << "["
             << scalar_.expr(elements[e].index) << "]" << (whole(c) ? "" : ", tessel_tail") << ");\n";
-      os_ << pad << "  }\n";
+      os_ << pad << "}\n";
     }
     std::ostringstream nest;
-    registerNest(nest, loop_.body[0], depth + 1, chunks);
+    registerNest(nest, loop_.body[0], depth, chunks);
     os_ << nest.str();
     for (int c = 0; c < chunks; ++c) {
-      os_ << pad << "  {\n";
-      chunkScope(os_, pad + "    ", c);
+      os_ << pad << "{\n";
+      chunkScope(os_, pad + "  ", c);
       for (size_t e = 0; e < elements.size(); ++e)
-        os_ << pad << "    " << v_ << (whole(c) ? "_store_full(&" : "_store(&")
+        os_ << pad << "  " << v_ << (whole(c) ? "_store_full(&" : "_store(&")
             << scalar_.buffer(elements[e].buffer) << "[" << scalar_.expr(elements[e].index) << "], "
             << (whole(c) ? "" : "tessel_tail, ") << "tessel_racc" << e << "_" << c << ");\n";
-      os_ << pad << "  }\n";
+      os_ << pad << "}\n";
     }
-    os_ << pad << "}\n";
   }
 
   // Whether a register tile's vector `chunk` has all its lanes in the loop.
@@ -740,7 +774,7 @@ class VectorLoopEmitter {
   const ScalarC& scalar_;
   std::string v_;
   const lir::StmtNode* block_;
-  int row_ = 0;  // under a block loop: the row of the block being emitted
+  int row_ = 0;          // under a block loop: the row of the block being emitted
   bool full_ = false;    // emitting for a whole vector: no lane is masked off
   int wholeChunks_ = 0;  // a register tile's vectors with all their lanes in the loop
   std::vector<TransposedRead> transposed_;

@@ -252,6 +252,7 @@ struct LoopMarks {
   bool unrollJam = false;
   bool transposeBlock = false;
   bool collapsible = false;
+  bool parallelFallback = false;
 };
 
 class AstTranslator {
@@ -273,8 +274,14 @@ class AstTranslator {
       std::string var = f.iterator().as<isl::ast_expr_id>().id().name();
       // A piece where the marked loop runs once: the loop here is another.
       if (!marks.loop.empty() && var != marks.loop) marks = LoopMarks();
-      Stmt loop = forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), node(f.body()), marks.parallel,
-                          marks.vector);
+      // Where the parallel loop above has one iteration here (a partial
+      // tile), the loop marked to stand in for it runs in parallel.
+      bool parallel = marks.parallel || (marks.parallelFallback && !insideParallelLoop_);
+      bool outerInside = insideParallelLoop_;
+      insideParallelLoop_ = insideParallelLoop_ || parallel;
+      Stmt body = node(f.body());
+      insideParallelLoop_ = outerInside;
+      Stmt loop = forLoop(var, expr(f.init()), expr(f.cond()), expr(f.inc()), body, parallel, marks.vector);
       if (!marks.unrollJam && !marks.transposeBlock && !marks.collapsible) return loop;
       auto copy = std::make_shared<StmtNode>(*loop);
       copy->unrollJam = marks.unrollJam;
@@ -339,6 +346,7 @@ class AstTranslator {
       if (name == schedule::kTransposeBlockMark) marks.transposeBlock = true;
       if (name == schedule::kParallelMark) marks.parallel = true;
       if (name == schedule::kCollapsibleMark) marks.collapsible = true;
+      if (name == schedule::kParallelFallbackMark) marks.parallelFallback = true;
       return node(m.node(), marks);
     }
     if (n.isa<isl::ast_node_user>()) return user(n.as<isl::ast_node_user>().expr().as<isl::ast_expr_op>());
@@ -499,7 +507,8 @@ class AstTranslator {
   const GeneratedAst& ast_;
   const target::PromotionPlan& plan_;
   const target::MicroKernelPlan& microKernels_;
-  RedirectedTensors promoted_;  // the accesses redirected by the promotion marks above
+  RedirectedTensors promoted_;       // the accesses redirected by the promotion marks above
+  bool insideParallelLoop_ = false;  // translating the body of a parallel loop
 };
 
 std::vector<BufferDecl> decls(const std::vector<const te::TensorDecl*>& ts) {

@@ -52,6 +52,10 @@ struct AccumulationNest {
   // the tile makes (a matmul's A broadcast), and those the rows share (B's
   // vectors).
   int64_t rowLoads = 0, sharedLoads = 0;
+  // Vector loops of a partial tile, whose bound is a minimum: the tile is
+  // sized for their most iterations and the backend masks the vectors past
+  // their end.
+  std::vector<std::string> boundedVectorLoops;
 };
 
 // The loads of `e` into `nest`'s counts: a read that moves with `unrolled`
@@ -88,7 +92,7 @@ class RegisterTiler final : public StmtMutator {
   std::string accumulates(const StmtNode& v, const std::vector<const StmtNode*>& loops,
                           const std::string& unrolled, int& stores) {
     if (v.vectorLanes != lanes_) return "a vector loop has another lane count";
-    if (!constantTripCount(v)) return "a vector loop's trip count is not constant";
+    if (!maxTripCount(v)) return "a vector loop's trip count has no constant bound";
     for (const auto* l : loops)
       if (dependsOn(v.init, l->name) || dependsOn(v.cond, l->name)) return "a vector loop's range moves";
     // The rows share one vector range (emitted once) and own their elements.
@@ -140,7 +144,8 @@ class RegisterTiler final : public StmtMutator {
         int stores = 0;
         std::string why = accumulates(*s, nest.loops, unrolled, stores);
         if (!why.empty()) return why;
-        int64_t trips = *constantTripCount(*s);
+        int64_t trips = *maxTripCount(*s);
+        if (!constantTripCount(*s)) nest.boundedVectorLoops.push_back(s->name);
         int64_t chunks = (trips + lanes_ - 1) / lanes_;
         if (chunks * lanes_ > kMaxRegisterTileVectorElements)
           return "a vector loop is longer than " + std::to_string(kMaxRegisterTileVectorElements) +
@@ -227,14 +232,20 @@ class RegisterTiler final : public StmtMutator {
 
   Stmt tile(const StmtNode& loop, std::string& why) {
     std::optional<int64_t> trips = constantTripCount(loop);
-    if (!trips) {
-      why = "its trip count is not constant (a partial tile)";
-      return nullptr;
-    }
     std::vector<Stmt> body = statementsOf(loop.body[0]);
     const Stmt& last = body.back();
-    if (last->kind == StmtKind::For && last->vectorLanes == lanes_ && last->vector == VectorHint::Reduction)
+    if (last->kind == StmtKind::For && last->vectorLanes == lanes_ && last->vector == VectorHint::Reduction) {
+      if (!trips) {
+        why = "its trip count is not constant (a partial tile)";
+        return nullptr;
+      }
       return tileReductions(loop, *trips, body, why);
+    }
+    std::optional<int64_t> most = maxTripCount(loop);
+    if (!most) {
+      why = "its trip count has no constant bound";
+      return nullptr;
+    }
     int nestAt = -1;
     for (size_t i = 0; i < body.size(); ++i)
       if (body[i]->kind == StmtKind::For && body[i]->vectorLanes == 0) {
@@ -260,6 +271,7 @@ class RegisterTiler final : public StmtMutator {
         why = "loop " + l->name + "'s range moves with it";
         return nullptr;
       }
+    if (!trips) return tileUpToBound(loop, body, nestAt, nest, *most, why);
     int rows = rowsFor(*trips, nest.accumulatorsPerRow);
     if (rows == 0) {
       why = std::to_string(nest.accumulatorsPerRow) + " accumulator vectors per row do not fit in registers";
@@ -286,7 +298,6 @@ class RegisterTiler final : public StmtMutator {
          (loads(rows) > 0 && 10 * loads(fit) <= 9 * loads(rows))))
       piece.rows = fit;
     int64_t remainder = *trips % piece.rows;
-    int perRow = piece.vectors > 0 ? piece.vectors * piece.stores : nest.accumulatorsPerRow;
     std::vector<Stmt> parts;
     if (remainder == 0) {
       parts.push_back(tiledLoop(loop, body, nestAt, nest, piece, loop.init, loop.cond));
@@ -299,27 +310,77 @@ class RegisterTiler final : public StmtMutator {
       last.rows = static_cast<int>(remainder);
       parts.push_back(tiledLoop(loop, body, nestAt, nest, last, plus(loop.init, whole), loop.cond));
     }
+    report(loop, nest, piece,
+           remainder > 0 ? " (the last " + std::to_string(remainder) + " rows a tile of their own)" : "",
+           {{"remainder_rows", remainder}});
+    return parts.size() == 1 ? parts[0] : block(std::move(parts));
+  }
+
+  // A loop of a partial tile whose bound is a minimum known at run time (no
+  // full tile in its dimension: 5 rows of K under 8-deep tiles leave every
+  // row tile partial), at most `most` iterations: tiles of the most rows
+  // that fit while they fit, then tiles of one row.
+  Stmt tileUpToBound(const StmtNode& loop, const std::vector<Stmt>& body, int nestAt,
+                     const AccumulationNest& nest, int64_t most, std::string& why) {
+    int fit = static_cast<int>(std::min<int64_t>(maxRegisterTileRows(lanes_, nest.accumulatorsPerRow), most));
+    if (fit == 0) {
+      why = std::to_string(nest.accumulatorsPerRow) + " accumulator vectors per row do not fit in registers";
+      return nullptr;
+    }
+    Expr bound = loop.cond->operands[1];
+    Expr lastIteration = loop.cond->binaryOp == te::BinaryOp::Lt ? plus(bound, -1) : bound;
+    Piece piece{fit, 0, 0};
+    std::vector<Stmt> parts;
+    Expr restStart = loop.init;
+    if (fit > 1) {
+      parts.push_back(
+          tiledLoop(loop, body, nestAt, nest, piece, loop.init,
+                    indexBinary(te::BinaryOp::Le, indexVar(loop.name), plus(lastIteration, 1 - fit))));
+      // init + the iterations the tiles ran: floor(max(count, 0) / fit) * fit.
+      Expr count = indexBinary(
+          te::BinaryOp::Max, indexBinary(te::BinaryOp::Sub, plus(lastIteration, 1), loop.init), indexImm(0));
+      restStart =
+          indexBinary(te::BinaryOp::Add, loop.init,
+                      indexBinary(te::BinaryOp::Mul, indexFloorDiv(count, indexImm(fit)), indexImm(fit)));
+    }
+    Piece single{1, 0, 0};
+    parts.push_back(tiledLoop(loop, body, nestAt, nest, single, restStart, loop.cond));
+    report(
+        loop, nest, piece,
+        " (a partial tile of up to " + std::to_string(most) + " rows: the rows left over tiles of one row)",
+        {{"most_rows", most}});
+    return parts.size() == 1 ? parts[0] : block(std::move(parts));
+  }
+
+  // The applied remark of a register tile of `piece`; `note` and `extra`
+  // say how its last rows run.
+  void report(const StmtNode& loop, const AccumulationNest& nest, const Piece& piece, const std::string& note,
+              Remarks::Values extra) {
+    int perRow = piece.vectors > 0 ? piece.vectors * piece.stores : nest.accumulatorsPerRow;
     std::string over;
     for (const auto* l : nest.loops) over += (over.empty() ? "" : " ") + l->name;
     std::string message =
         "loop " + loop.name + ": register tile of " + std::to_string(piece.rows) + " rows x " +
-        std::to_string(perRow) + " accumulator vector(s)" +
-        (remainder > 0 ? " (the last " + std::to_string(remainder) + " rows a tile of their own)" : "") +
+        std::to_string(perRow) + " accumulator vector(s)" + note +
         (piece.vectors > 0 ? " (vector loop " + nest.vectorLoops[0]->name + " in pieces of " +
                                  std::to_string(piece.vectors) + " vectors)"
                            : "") +
         ", kept in registers over loop" + (nest.loops.size() > 1 ? "s" : "");
     if (!over.empty()) message += " " + over;
-    Remarks::Values values = {{"rows", piece.rows},
-                              {"accumulators_per_row", perRow},
-                              {"remainder_rows", remainder},
-                              {"loops", over}};
+    std::string bounded;
+    for (const auto& v : nest.boundedVectorLoops) bounded += (bounded.empty() ? "" : " ") + v;
+    if (!bounded.empty())
+      message += "; vector loop" + std::string(nest.boundedVectorLoops.size() > 1 ? "s " : " ") + bounded +
+                 " of a partial tile run to a bound known at run time, the vectors past it masked";
+    Remarks::Values values = {{"rows", piece.rows}, {"accumulators_per_row", perRow}};
+    values.insert(values.end(), extra.begin(), extra.end());
+    values.emplace_back("loops", over);
     if (piece.vectors > 0) {
       values.emplace_back("vector_loop", nest.vectorLoops[0]->name);
       values.emplace_back("piece_vectors", piece.vectors);
     }
+    if (!bounded.empty()) values.emplace_back("masked_vector_loops", bounded);
     remarks_.applied(loop.name, std::move(message), std::move(values));
-    return parts.size() == 1 ? parts[0] : block(std::move(parts));
   }
 
   // `loop` from `init` while `cond` holds, `piece.rows` iterations at a time,
@@ -398,7 +459,9 @@ class RegisterTiler final : public StmtMutator {
   // (shared vectors plus broadcasts over their product).
   Piece pieceFor(int64_t trips, const AccumulationNest& nest, int rows) const {
     Piece whole{rows, 0, 0};
-    if (nest.vectorLoops.size() != 1 || rows * nest.accumulatorsPerRow >= kMinAccumulators) return whole;
+    if (nest.vectorLoops.size() != 1 || rows * nest.accumulatorsPerRow >= kMinAccumulators ||
+        !nest.boundedVectorLoops.empty())
+      return whole;
     int64_t vectorTrips = *constantTripCount(*nest.vectorLoops[0]);
     int chunks = static_cast<int>((vectorTrips + lanes_ - 1) / lanes_);
     int stores = nest.accumulatorsPerRow / chunks;

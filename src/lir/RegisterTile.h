@@ -8,8 +8,10 @@
 // The C backend then keeps the R x (vectors per row) accumulators in registers
 // across the whole nest (loaded before it, stored after it), and the operands
 // shared by the R rows (B[k, n]) are loaded once. R divides the loop's trip
-// count (full tiles) and the accumulators fit the vector register file. Over
-// a vector reduction loop (C[m, n] += A[m, k] * B[n, k] along k) R
+// count (full tiles) and the accumulators fit the vector register file. A
+// vector loop of a partial tile (bound min(N - 1, c + 63)) is tiled for its
+// most iterations; the backend picks a version per vector count at run time.
+// Over a vector reduction loop (C[m, n] += A[m, k] * B[n, k] along k) R
 // iterations are jammed into that loop instead, one accumulator each.
 #pragma once
 

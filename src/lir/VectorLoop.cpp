@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <utility>
 
 namespace tessel::lir {
 
@@ -400,16 +401,48 @@ std::optional<int64_t> constantDifference(const Expr& b, const Expr& a) {
 
 }  // namespace
 
-// Iterations of `loop` when it runs a constant number of times with step 1.
-std::optional<int64_t> constantTripCount(const StmtNode& loop) {
+namespace {
+
+// The bound of `loop` (step 1, `var <= bound` or `var < bound`) and whether it is inclusive.
+std::optional<std::pair<Expr, bool>> stepOneBound(const StmtNode& loop) {
   if (!(loop.step->kind == ExprKind::IntImm && loop.step->intValue == 1)) return std::nullopt;
   const Expr& c = loop.cond;
   if (!(c->kind == ExprKind::Binary && (c->binaryOp == te::BinaryOp::Le || c->binaryOp == te::BinaryOp::Lt) &&
         c->operands[0]->kind == ExprKind::Var && c->operands[0]->name == loop.name))
     return std::nullopt;
-  std::optional<int64_t> d = constantDifference(c->operands[1], loop.init);
+  return std::make_pair(c->operands[1], c->binaryOp == te::BinaryOp::Le);
+}
+
+// The least constant `bound - init` that some operand of the nested mins in
+// `bound` gives (each operand bounds the minimum from above).
+std::optional<int64_t> leastConstantDifference(const Expr& bound, const Expr& init) {
+  if (std::optional<int64_t> d = constantDifference(bound, init)) return d;
+  if (!(bound->kind == ExprKind::Binary && bound->binaryOp == te::BinaryOp::Min && bound->index))
+    return std::nullopt;
+  std::optional<int64_t> least;
+  for (const Expr& o : bound->operands)
+    if (std::optional<int64_t> d = leastConstantDifference(o, init); d && (!least || *d < *least)) least = d;
+  return least;
+}
+
+}  // namespace
+
+// Iterations of `loop` when it runs a constant number of times with step 1.
+std::optional<int64_t> constantTripCount(const StmtNode& loop) {
+  auto bound = stepOneBound(loop);
+  if (!bound) return std::nullopt;
+  std::optional<int64_t> d = constantDifference(bound->first, loop.init);
   if (!d) return std::nullopt;
-  int64_t trips = *d + (c->binaryOp == te::BinaryOp::Le ? 1 : 0);
+  int64_t trips = *d + (bound->second ? 1 : 0);
+  return trips > 0 ? std::optional<int64_t>(trips) : std::nullopt;
+}
+
+std::optional<int64_t> maxTripCount(const StmtNode& loop) {
+  auto bound = stepOneBound(loop);
+  if (!bound) return std::nullopt;
+  std::optional<int64_t> d = leastConstantDifference(bound->first, loop.init);
+  if (!d) return std::nullopt;
+  int64_t trips = *d + (bound->second ? 1 : 0);
   return trips > 0 ? std::optional<int64_t>(trips) : std::nullopt;
 }
 

@@ -58,6 +58,11 @@ std::optional<ReductionStore> asReduction(const StmtNode& store, const LetBindin
 
 // Iterations of `loop` when it runs a constant number of times with step 1.
 std::optional<int64_t> constantTripCount(const StmtNode& loop);
+// The most iterations `loop` (step 1) runs: its constant trip count, or
+// where its bound is a minimum (a partial tile's `min(N - 1, c + 63)`), the
+// least constant count one of the minimum's operands gives; nullopt when
+// neither is known (or it is not positive).
+std::optional<int64_t> maxTripCount(const StmtNode& loop);
 
 // The value the lanes of a reduction start from.
 double reductionIdentity(te::BinaryOp op);

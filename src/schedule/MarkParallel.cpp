@@ -54,12 +54,12 @@ std::optional<isl::schedule_node> markFirstLoop(const isl::schedule_node_band& b
   return at.insert_mark(isl::id(band.ctx(), name));
 }
 
-// Marks the first band on each path below `node` collapsible (see the header).
-isl::schedule_node markCollapsible(isl::schedule_node node) {
+// Marks the first loop of the first band on each path below `node` with
+// `name` (collapsible or parallel fallback, see the header).
+isl::schedule_node markFirstLoopsBelow(isl::schedule_node node, const char* name) {
   if (node.isa<isl::schedule_node_band>()) {
     if (!queryable(node)) return node;
-    std::optional<isl::schedule_node> mark =
-        markFirstLoop(node.as<isl::schedule_node_band>(), kCollapsibleMark);
+    std::optional<isl::schedule_node> mark = markFirstLoop(node.as<isl::schedule_node_band>(), name);
     if (!mark) return node;
     // Back to the node that stands where `node` stood.
     return isl_schedule_node_get_schedule_depth(mark->get()) >
@@ -67,7 +67,7 @@ isl::schedule_node markCollapsible(isl::schedule_node node) {
                ? mark->parent()
                : *mark;
   }
-  return rewriteChildren(node, markCollapsible);
+  return rewriteChildren(node, [name](isl::schedule_node child) { return markFirstLoopsBelow(child, name); });
 }
 
 isl::schedule_node visit(isl::schedule_node node, int threads) {
@@ -79,7 +79,9 @@ isl::schedule_node visit(isl::schedule_node node, int threads) {
       // enough for a CPU and avoids nested OpenMP regions), but the next
       // level may join this one's iterations.
       isl::schedule_node at =
-          unevenAmong(*mark, threads) ? markCollapsible(mark->child(0).child(0)).parent().parent() : *mark;
+          markFirstLoopsBelow(mark->child(0).child(0), kParallelFallbackMark).parent().parent();
+      if (unevenAmong(at, threads))
+        at = markFirstLoopsBelow(at.child(0).child(0), kCollapsibleMark).parent().parent();
       return isl_schedule_node_get_schedule_depth(at.get()) > isl_schedule_node_get_schedule_depth(node.get())
                  ? at.parent()
                  : at;

@@ -11,6 +11,11 @@
 // are perfectly nested and rectangular, so that unsharp's 3 channels do not
 // leave one of 2 threads idle. Only then: a collapsed nest can run slower per
 // thread (transbmm's 8 x 12 batches and heads: 30%, cause not found).
+// That first loop below, when coincident, always gets a "parallel_fallback"
+// mark: where the parallel loop has one iteration in a piece of the AST (a
+// partial tile, separated from the full ones and run once), the fallback
+// loop runs in parallel instead (lir/AstToLir.cpp); under a parallel loop it
+// stays sequential.
 #pragma once
 
 #include <isl/cpp.h>

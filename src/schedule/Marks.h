@@ -11,6 +11,10 @@ namespace tessel::schedule {
 // may collapse with.
 inline constexpr const char* kParallelMark = "parallel";
 inline constexpr const char* kCollapsibleMark = "collapsible";
+// The loop that runs in parallel instead of the parallel loop above it in a
+// piece of the code where that loop has one iteration (a partial tile, which
+// the AST generator separates from the full ones and runs once).
+inline constexpr const char* kParallelFallbackMark = "parallel_fallback";
 // "tile_L2": the tile loops of that cache level (tile); a promotion site's
 // copies: "promote_0", ... (promote); a grafted micro-kernel: "microkernel_0", ...
 inline constexpr const char* kTileMarkPrefix = "tile_";

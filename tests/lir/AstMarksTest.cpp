@@ -54,16 +54,20 @@ TEST(AstMarks, ParallelMarkOfADroppedLoopIsDropped) {
 
 // Full row tiles are isolated from the partial one (100 rows in tiles of
 // 32: three full, 4 rows left), and isl runs the partial tile once, without
-// its row loop: the full tiles' loop stays parallel, the partial tile's column
-// loop does not become the parallel one.
+// its row loop: the full tiles' loop stays parallel, and the partial tile's
+// column loop (marked parallel_fallback) runs in parallel instead, at the
+// top level: never nested in the full tiles' parallel loop.
 TEST(AstMarks, ParallelMarkKeepsTheFullTilesOfASplitLoop) {
   auto cp = compileWithTiles(
       "# sizes: M=100 N=48 K=24\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
       "B(k,n)\n}\n",
       "S_0: 32@L1, 16@L1; S_1: 32@L1, 16@L1, 8@L1");
   std::string lir = toString(cp.kernel);
-  EXPECT_NE(lir.find("parallel for c0"), std::string::npos) << lir;
-  EXPECT_EQ(lir.find("parallel for c1"), std::string::npos) << lir;
+  EXPECT_NE(lir.find("\n  parallel for c0"), std::string::npos) << lir;
+  size_t fallback = lir.find("parallel for c1");
+  ASSERT_NE(fallback, std::string::npos) << lir;
+  EXPECT_EQ(lir.substr(fallback - 3, 3), "\n  ") << lir;
+  EXPECT_EQ(lir.find("parallel for c1", fallback + 1), std::string::npos) << lir;
   EXPECT_NE(cp.cSource.find("#pragma omp parallel for"), std::string::npos) << cp.cSource;
   expectMatchesOnTwoThreads(cp);
 }

@@ -234,6 +234,49 @@ TEST_P(RegisterTile, PrimeRowCountsKeepTheirLastRowsInASmallerTile) {
 
 INSTANTIATE_TEST_SUITE_P(Isa, RegisterTile, ::testing::Values("avx512", "avx2"));
 
+// PolyBench's gemm (an initialization scaled from C0, then the scaled
+// product) in tiles of 8 rows x 2 (AVX-512) or 4 (AVX2) vectors: the
+// partial row tile's column loops and the last column tile's are bounded by
+// a minimum known at run time, and keep their register tiles, sized for
+// their most columns, the vectors past the end masked; every size is
+// checked on two threads (the partial row tile's column tiles run in
+// parallel). A bias + ReLU epilogue after the product likewise.
+TEST_P(RegisterTile, PartialTilesOfBothDimensionsKeepTheirRegisterTiles) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  const char* gemm =
+      "def gemm(float(M,K) A, float(K,N) B, float(M,N) C0) -> (C) {\n"
+      "  C(m,n) = 1.2 * C0(m,n)\n  C(m,n) += 1.5 * A(m,k) * B(k,n)\n}\n";
+  const char* biasRelu =
+      "def f(float(M,K) A, float(K,N) B, float(N) Bias) -> (C) {\n"
+      "  T(m,n) +=! A(m,k) * B(k,n)\n  C(m,n) = fmax(T(m,n) + Bias(n), 0.0)\n}\n";
+  const char* tiles = "S_0: 8@L1, 32@L1; S_1: 8@L1, 32@L1, 8@L1";
+  for (const char* body : {gemm, biasRelu})
+    for (auto [m, n, k] : {std::tuple{13, 45, 9}, {21, 70, 17}, {31, 33, 8}, {127, 67, 5}, {7, 13, 11}}) {
+      std::string tc = sized(m, n, k, body);
+      Compiled c = compileAndCheck(tc, isa, tiles);
+      EXPECT_TRUE(c.pass) << tc << "\n" << c.failures;
+      // Left untiled only where there is nothing to keep in registers: a
+      // last k tile of one step (the AST has no k loop), a last column tile
+      // of one column (no vector loop).
+      for (const Remark& r : c.cp.remarks.find("register-tile", RemarkKind::Missed))
+        EXPECT_TRUE((k % 8 == 1 && r.value("reason") == "its body holds no sequential loop") ||
+                    (n % 32 == 1 && r.value("reason") == "the nest holds more than vector loops"))
+            << tc << "\n"
+            << c.cp.remarks.text();
+      // Columns past a whole number of 32-column tiles leave a last column
+      // tile bounded at run time in the partial row tile.
+      bool masked = false, boundedRows = false;
+      for (const Remark& r : c.cp.remarks.find("register-tile", RemarkKind::Applied)) {
+        masked = masked || r.has("masked_vector_loops");
+        boundedRows = boundedRows || r.has("most_rows");
+      }
+      EXPECT_EQ(masked, n > 32 && n % 32 != 0 && (m % 8 != 0 || k < 8)) << tc << "\n" << c.cp.remarks.text();
+      // Under 8-deep tiles, 5 of K leave no full tile: every row loop is bounded at run time.
+      EXPECT_EQ(boundedRows, k < 8) << tc << "\n" << c.cp.remarks.text();
+    }
+}
+
 TEST(RegisterTileExplain, IsolatedPartialTilesAndDumps) {
   // One row of N is one vector: 8 rows of accumulators fit AVX2's 16 registers as AVX-512's 32.
   int n = hostHas("avx512") ? 16 : 8;

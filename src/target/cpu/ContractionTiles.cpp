@@ -41,15 +41,15 @@ constexpr int64_t kMinPanelDepth = 16;
 // tiles pack B's panel fewer times; with 1024-deep panels, 1 thread, `tessel
 // run --tiles`: 2048^3 at 120 rows 180 ms, 240 rows 168, 480 rows 164;
 // 5124x700x2048 at 240 or 360 rows 151 ms, 480 rows 182), at least 8
-// register tiles where the rows allow; the tallest height whose busiest core gets at most 3% more
-// register tiles than the best balanced height's (a tile's last rows short of
-// a register tile's are a smaller one, as slow; taller tiles pack B's panel
-// fewer times). The busiest core is counted two ways, the worse
-// one kept: OpenMP's static schedule deals each core a run of consecutive
-// tiles, the partial one included, where the row tiles are not the
-// innermost; the innermost ones are isolated, the partial tile then running
-// after the full ones, on one core. (256 rows on 2 cores: 128 + 128, not
-// 126 + 126 + 4.)
+// register tiles where the rows allow; the tallest height whose busiest core
+// gets at most 3% more register tiles than the best balanced height's (a
+// tile's last rows short of a register tile's are a smaller one, as slow;
+// taller tiles pack B's panel fewer times). The AST generator isolates the
+// full tiles, which OpenMP's static schedule deals out in runs, from the
+// partial one, which runs after them with its column tiles shared among the
+// cores (schedule/MarkParallel.h's fallback loop). (256 rows on 2 cores:
+// 128 + 128, not 126 + 126 + 4; 1009 rows: 4 x 252 + 1, not 12 x 78 + 73,
+// which packs B's panels three times as often.)
 int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int cores) {
   int64_t shortest = int64_t{rows} * kRegisterTilesWithoutL2;
   int64_t tallest = shortest;
@@ -58,10 +58,8 @@ int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int 
   if (extent <= tallest && extent < share * shortest) return extent;
   auto registerTiles = [&](int64_t h) { return (h + rows - 1) / rows; };
   auto busiest = [&](int64_t h) {
-    int64_t full = extent / h, partial = extent % h, tiles = full + (partial > 0 ? 1 : 0);
-    int64_t isolated = (full + share - 1) / share * registerTiles(h) + registerTiles(partial);
-    int64_t dealt = (tiles + share - 1) / share * registerTiles(h);
-    return std::max(isolated, dealt);
+    int64_t full = extent / h, partial = extent % h;
+    return (full + share - 1) / share * registerTiles(h) + (registerTiles(partial) + share - 1) / share;
   };
   // (At most a few thousand heights: `tallest` is L2's f32 over the depth.)
   int64_t first = std::min(tallest, extent), last = std::min(shortest, extent);
