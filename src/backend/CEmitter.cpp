@@ -14,6 +14,7 @@
 #include "backend/CScalarOps.h"
 #include "backend/CVectorLoop.h"
 #include "lir/IndexRanges.h"
+#include "lir/ThreadVersions.h"
 #include "lir/Traverse.h"
 #include "lir/VectorLoop.h"
 
@@ -441,6 +442,7 @@ std::string emitC(const lir::Kernel& k) {
   os << abi::kKernelPrelude << "\n";
   if (!k.vectorIsa.empty()) os << abi::vectorMathText() << "\n" << abi::kVectorPrelude << "\n";
   if (!k.helpers.empty()) os << "#include <immintrin.h>\n\n";
+  if (k.readsThreadCount) os << "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n";
   for (const auto& helper : k.helpers) os << helper << "\n";
   // The scratch arrays' slots (tessel_take), emptied when the library is unloaded.
   if (!k.temporaries.empty()) {
@@ -454,6 +456,9 @@ std::string emitC(const lir::Kernel& k) {
   std::string bodyName = kernelSymbol(k) + (prepared ? "__prepared" : "");
   os << signature(bodyName, prepared ? preparedParameters(k) : wholeParameters(k), true) << " {\n";
   os << "  int tessel_status = " << abi::kKernelOk << ";\n";
+  if (k.readsThreadCount)
+    os << "#ifdef _OPENMP\n  const long " << lir::kThreadCountVar
+       << " = omp_get_max_threads();\n#else\n  const long " << lir::kThreadCountVar << " = 1;\n#endif\n";
   for (const auto& t : k.temporaries) {
     os << "  " << storageCType(t.dtype) << "* restrict " << cName(t.name) << " = (" << storageCType(t.dtype)
        << "*)tessel_take(&" << slotName(k, t) << ", " << t.numElements() * te::dtypeBytes(t.dtype) << ");\n";

@@ -9,6 +9,7 @@
 #include "lir/CoalesceLoops.h"
 #include "lir/RegisterTile.h"
 #include "lir/StreamStores.h"
+#include "lir/ThreadVersions.h"
 #include "lir/Vectorize.h"
 #include "poly/ExtractScop.h"
 #include "poly/Print.h"
@@ -306,7 +307,7 @@ Pipeline cpuPipeline() {
   p.schedulePass(
       {"mark-parallel", "the outermost parallel loops marked for OpenMP", {"serialize-racy-tiles"}},
       [](const isl::schedule& s, PassContext& c) {
-        return schedule::markParallelLoops(s, c.hardware.cores);
+        return schedule::markParallelLoops(s, c.scop, c.hardware.cores, c.remarks);
       });
   p.generateAst({"ast", "isl's AST of the final tree"}, [](const isl::schedule& s, PassContext& c) {
     return lir::buildAst(s, c.scop, c.promotions);
@@ -344,6 +345,10 @@ Pipeline cpuPipeline() {
               }},
              [](const lir::Kernel& k, LoopPassContext& c) {
                return lir::markStreamingStores(k, *streamingStoreThreshold(c.options, c.hardware), c.remarks);
+             });
+  p.loopPass({"thread-versions", "a serial copy of the parallel loops of small kernels, for one thread"},
+             [](const lir::Kernel& k, LoopPassContext& c) {
+               return lir::versionParallelLoopsByThreads(k, c.remarks);
              });
   p.emit({"emit-c", "C with intrinsics and OpenMP"}, [](const lir::Kernel& k) { return backend::emitC(k); });
   return p;

@@ -527,6 +527,7 @@ Kernel astToLir(const te::Program& program, const poly::Scop& scop, const Genera
   k.inputs = decls(program.inputs());
   k.outputs = decls(program.outputs());
   k.body = t.node(ast.root);
+  k.work = poly::estimatedWork(scop);
   // A temporary contracted everywhere needs no array of its own.
   for (const auto& decl : decls(program.temporaries()))
     if (usesBuffer(k.body, decl.name)) k.temporaries.push_back(decl);

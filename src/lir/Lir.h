@@ -153,6 +153,10 @@ struct Kernel {
   bool checksIndices = false;  // body contains CheckedIndex: the kernel reports bad indices
   std::string vectorIsa;       // "avx512", "avx2" or "" (scalar): the ISA of vectorized loops
   bool streamsStores = false;  // some Store is `streaming`: the kernel fences them before returning
+  double work = 0;             // poly::estimatedWork of the kernel's statements
+  // The body reads kThreadCountVar (lir/ThreadVersions.h): the backend binds
+  // it to OpenMP's thread count for the call.
+  bool readsThreadCount = false;
 };
 
 // Whether some Load in `s` reads `buffer`; whether some Load or Store uses it.

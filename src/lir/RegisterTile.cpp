@@ -1,7 +1,10 @@
 #include "lir/RegisterTile.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "lir/Traverse.h"
 #include "lir/VectorLoop.h"
@@ -265,7 +268,11 @@ class RegisterTiler final : public StmtMutator {
     }
     AccumulationNest nest;
     why = nestOf(*body[static_cast<size_t>(nestAt)], loop.name, nest);
-    if (!why.empty()) return nullptr;
+    if (!why.empty()) {
+      std::string scalarWhy;
+      if (Stmt jammed = jamScalarNest(loop, trips, *most, body, nestAt, scalarWhy)) return jammed;
+      return nullptr;
+    }
     for (const auto* l : nest.loops)
       if (dependsOn(l->init, loop.name) || dependsOn(l->cond, loop.name)) {
         why = "loop " + l->name + "'s range moves with it";
@@ -298,6 +305,7 @@ class RegisterTiler final : public StmtMutator {
          (loads(rows) > 0 && 10 * loads(fit) <= 9 * loads(rows))))
       piece.rows = fit;
     int64_t remainder = *trips % piece.rows;
+    if (Stmt composed = composedRows(loop, *trips, body, nestAt, nest, piece, remainder)) return composed;
     std::vector<Stmt> parts;
     if (remainder == 0) {
       parts.push_back(tiledLoop(loop, body, nestAt, nest, piece, loop.init, loop.cond));
@@ -316,6 +324,143 @@ class RegisterTiler final : public StmtMutator {
     return parts.size() == 1 ? parts[0] : block(std::move(parts));
   }
 
+  // Rows left over that are too few to hide the multiply-add latency (73
+  // rows of 4 vectors by 6: 12 tiles and one of 1 row, 4 accumulators)
+  // rather covered by tiles of two heights (TTILE's composition of
+  // micro-kernels: 8 of 6 rows and 5 of 5), as many tiles and each with
+  // enough accumulators; the second height as tall as possible. Null when
+  // no such composition exists or none is needed.
+  Stmt composedRows(const StmtNode& loop, int64_t trips, const std::vector<Stmt>& body, int nestAt,
+                    const AccumulationNest& nest, const Piece& piece, int64_t remainder) {
+    if (remainder == 0 || piece.vectors > 0 || remainder * nest.accumulatorsPerRow >= kMinAccumulators)
+      return nullptr;
+    for (int second = piece.rows - 1; second >= 2; --second) {
+      if (second * nest.accumulatorsPerRow < kMinAccumulators) break;
+      for (int64_t tiles = 1; tiles * second <= trips; ++tiles) {
+        int64_t first = trips - tiles * second;  // rows in tiles of piece.rows
+        if (first % piece.rows != 0) continue;
+        std::vector<Stmt> parts;
+        if (first > 0)
+          parts.push_back(
+              tiledLoop(loop, body, nestAt, nest, piece, loop.init,
+                        indexBinary(te::BinaryOp::Le, indexVar(loop.name), plus(loop.init, first - 1))));
+        Piece shorter = piece;
+        shorter.rows = second;
+        parts.push_back(tiledLoop(loop, body, nestAt, nest, shorter, plus(loop.init, first), loop.cond));
+        report(
+            loop, nest, first > 0 ? piece : shorter,
+            " (the last " + std::to_string(tiles * second) + " rows tiles of " + std::to_string(second) + ")",
+            {{"remainder_rows", 0}, {"second_rows", second}, {"second_tiles", tiles}});
+        return parts.size() == 1 ? parts[0] : block(std::move(parts));
+      }
+    }
+    return nullptr;
+  }
+
+  // A nest whose innermost loop holds scalar accumulations (a last column
+  // tile of one column, which the AST generator runs without its vector
+  // loop): each accumulation is a chain of dependent multiply-adds, so rows
+  // of the unrolled loop are jammed into the innermost loop, up to 8, their
+  // chains independent (the C compiler keeps each accumulated element in a
+  // register over the nest: its address does not move with it).
+  Stmt jamScalarNest(const StmtNode& loop, std::optional<int64_t> trips, int64_t most,
+                     const std::vector<Stmt>& body, int nestAt, std::string& why) {
+    std::vector<const StmtNode*> loops;
+    const StmtNode* node = body[static_cast<size_t>(nestAt)].get();
+    while (node->kind == StmtKind::For && node->vectorLanes == 0 && node->transposeLanes == 0) {
+      if (dependsOn(node->init, loop.name) || dependsOn(node->cond, loop.name)) {
+        why = "loop " + node->name + "'s range moves with it";
+        return nullptr;
+      }
+      loops.push_back(node);
+      std::vector<Stmt> inner = statementsOf(node->body[0]);
+      if (inner.size() == 1 && inner[0]->kind == StmtKind::For) {
+        node = inner[0].get();
+        continue;
+      }
+      LetBindings lets;
+      for (const auto& s : inner) {
+        if (s->kind == StmtKind::Let) {
+          lets[s->name] = inlineLets(s->value, lets);
+          continue;
+        }
+        if (s->kind != StmtKind::Store || !asReduction(*s, lets)) {
+          why = "the nest's innermost loop holds more than scalar accumulations";
+          return nullptr;
+        }
+        Expr index = inlineLets(s->index, lets);
+        for (const auto* l : loops)
+          if (dependsOn(index, l->name)) {
+            why = "an accumulated element moves with loop " + l->name;
+            return nullptr;
+          }
+        if (!dependsOn(index, loop.name)) {
+          why = "an accumulated element does not move with the unrolled loop";
+          return nullptr;
+        }
+      }
+      int rows = static_cast<int>(std::min<int64_t>(kRowChoices[0], most));
+      std::vector<Stmt> parts;
+      int64_t remainder = 0;
+      if (trips) {
+        remainder = *trips % rows;
+        int64_t whole = *trips - remainder;
+        parts.push_back(jammedLoop(
+            loop, body, nestAt, loops, rows, loop.init,
+            remainder == 0 ? loop.cond
+                           : indexBinary(te::BinaryOp::Le, indexVar(loop.name), plus(loop.init, whole - 1))));
+        if (remainder > 0)
+          parts.push_back(jammedLoop(loop, body, nestAt, loops, static_cast<int>(remainder),
+                                     plus(loop.init, whole), loop.cond));
+      } else {
+        // Bounded at run time: tiles of `rows` while they fit, then rows one by one.
+        auto [whileFits, rest] = upToBound(loop, rows);
+        parts.push_back(jammedLoop(loop, body, nestAt, loops, rows, loop.init, whileFits));
+        parts.push_back(jammedLoop(loop, body, nestAt, loops, 1, rest, loop.cond));
+      }
+      std::string over;
+      for (const auto* l : loops) over += (over.empty() ? "" : " ") + l->name;
+      remarks_.applied(
+          loop.name,
+          "loop " + loop.name + ": " + std::to_string(rows) +
+              " rows of scalar accumulations jammed into loop " + loops.back()->name +
+              (remainder > 0 ? " (the last " + std::to_string(remainder) + " rows together)" : ""),
+          {{"rows", rows}, {"remainder_rows", remainder}, {"scalar_loops", over}});
+      return parts.size() == 1 ? parts[0] : block(std::move(parts));
+    }
+    why = "no loop nest around scalar accumulations";
+    return nullptr;
+  }
+
+  // `loop` from `init` while `cond` holds, `rows` iterations at a time: the
+  // statements around the nest copied per row, the rows' copies of the
+  // innermost body jammed at the bottom of the nest `loops`.
+  Stmt jammedLoop(const StmtNode& loop, const std::vector<Stmt>& body, int nestAt,
+                  const std::vector<const StmtNode*>& loops, int rows, const Expr& init,
+                  const Expr& cond) const {
+    std::vector<Stmt> out;
+    auto copies = [&](const Stmt& s) {
+      for (int r = 0; r < rows; ++r) out.push_back(block({shifted(s, loop.name, r)}));
+    };
+    for (int i = 0; i < nestAt; ++i) copies(body[static_cast<size_t>(i)]);
+    std::vector<Stmt> jammed;
+    for (int r = 0; r < rows; ++r) jammed.push_back(block({shifted(loops.back()->body[0], loop.name, r)}));
+    Stmt inner = block(std::move(jammed));
+    for (size_t l = loops.size(); l-- > 0;) {
+      auto k = std::make_shared<StmtNode>(*loops[l]);
+      k->body = {inner};
+      inner = k;
+    }
+    out.push_back(inner);
+    for (size_t i = static_cast<size_t>(nestAt) + 1; i < body.size(); ++i) copies(body[i]);
+    auto tiled = std::make_shared<StmtNode>(loop);
+    tiled->init = init;
+    tiled->cond = cond;
+    tiled->step = indexImm(rows);
+    tiled->body = {block(std::move(out))};
+    return tiled;
+  }
+
   // A loop of a partial tile whose bound is a minimum known at run time (no
   // full tile in its dimension: 5 rows of K under 8-deep tiles leave every
   // row tile partial), at most `most` iterations: tiles of the most rows
@@ -327,21 +472,13 @@ class RegisterTiler final : public StmtMutator {
       why = std::to_string(nest.accumulatorsPerRow) + " accumulator vectors per row do not fit in registers";
       return nullptr;
     }
-    Expr bound = loop.cond->operands[1];
-    Expr lastIteration = loop.cond->binaryOp == te::BinaryOp::Lt ? plus(bound, -1) : bound;
     Piece piece{fit, 0, 0};
     std::vector<Stmt> parts;
     Expr restStart = loop.init;
     if (fit > 1) {
-      parts.push_back(
-          tiledLoop(loop, body, nestAt, nest, piece, loop.init,
-                    indexBinary(te::BinaryOp::Le, indexVar(loop.name), plus(lastIteration, 1 - fit))));
-      // init + the iterations the tiles ran: floor(max(count, 0) / fit) * fit.
-      Expr count = indexBinary(
-          te::BinaryOp::Max, indexBinary(te::BinaryOp::Sub, plus(lastIteration, 1), loop.init), indexImm(0));
-      restStart =
-          indexBinary(te::BinaryOp::Add, loop.init,
-                      indexBinary(te::BinaryOp::Mul, indexFloorDiv(count, indexImm(fit)), indexImm(fit)));
+      auto [whileFits, rest] = upToBound(loop, fit);
+      parts.push_back(tiledLoop(loop, body, nestAt, nest, piece, loop.init, whileFits));
+      restStart = rest;
     }
     Piece single{1, 0, 0};
     parts.push_back(tiledLoop(loop, body, nestAt, nest, single, restStart, loop.cond));
@@ -350,6 +487,21 @@ class RegisterTiler final : public StmtMutator {
         " (a partial tile of up to " + std::to_string(most) + " rows: the rows left over tiles of one row)",
         {{"most_rows", most}});
     return parts.size() == 1 ? parts[0] : block(std::move(parts));
+  }
+
+  // For a loop bounded at run time, run `rows` iterations at a time: the
+  // condition under which a whole tile still fits, and where the iterations
+  // left over start (init + floor(max(count, 0) / rows) * rows).
+  static std::pair<Expr, Expr> upToBound(const StmtNode& loop, int rows) {
+    Expr bound = loop.cond->operands[1];
+    Expr lastIteration = loop.cond->binaryOp == te::BinaryOp::Lt ? plus(bound, -1) : bound;
+    Expr whileFits = indexBinary(te::BinaryOp::Le, indexVar(loop.name), plus(lastIteration, 1 - rows));
+    Expr count = indexBinary(te::BinaryOp::Max,
+                             indexBinary(te::BinaryOp::Sub, plus(lastIteration, 1), loop.init), indexImm(0));
+    Expr rest =
+        indexBinary(te::BinaryOp::Add, loop.init,
+                    indexBinary(te::BinaryOp::Mul, indexFloorDiv(count, indexImm(rows)), indexImm(rows)));
+    return {whileFits, rest};
   }
 
   // The applied remark of a register tile of `piece`; `note` and `extra`

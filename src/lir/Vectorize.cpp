@@ -19,9 +19,15 @@ class Vectorizer final : public StmtMutator {
       if (Stmt blocked = transposeBlock(s)) return blocked;
     if (s->vector != VectorHint::None && lanes_ > 0) {
       std::string why = whyNotVectorizable(*s, buffers_);
-      // A vector with a handful of active lanes costs more than the scalar iterations.
+      // A vector with a handful of active lanes costs more than the scalar
+      // iterations, except for independent iterations under a loop the
+      // register tiler unrolls and jams: there it lets the rows'
+      // accumulators stay in registers (a matmul's last 3 columns; see
+      // docs/performance.md, "Remainders"). A short reduction stays scalar:
+      // its lanes would need a horizontal sum per row.
       std::optional<int64_t> trips = constantTripCount(*s);
-      if (why.empty() && trips && *trips < 4)
+      bool registerTiled = insideUnrollJam_ && s->vector == VectorHint::Independent;
+      if (why.empty() && trips && *trips < 4 && !registerTiled)
         why = "it runs only " + std::to_string(*trips) + " iteration" + (*trips == 1 ? "" : "s");
       if (why.empty()) {
         auto copy = std::make_shared<StmtNode>(*s);
@@ -36,7 +42,12 @@ class Vectorizer final : public StmtMutator {
       }
       remarks_.missed(s->name, "loop " + s->name + ": not vectorized: " + why, {{"reason", why}});
     }
-    return forWithMutatedBody(s);
+    if (!s->unrollJam) return forWithMutatedBody(s);
+    bool outer = insideUnrollJam_;
+    insideUnrollJam_ = true;
+    Stmt out = forWithMutatedBody(s);
+    insideUnrollJam_ = outer;
+    return out;
   }
 
   int vectorized() const { return vectorized_; }
@@ -80,6 +91,7 @@ class Vectorizer final : public StmtMutator {
   Remarks& remarks_;
   BufferTypes buffers_;
   int vectorized_ = 0;
+  bool insideUnrollJam_ = false;  // mutating the body of a loop marked unroll-jam
 };
 
 }  // namespace

@@ -1,11 +1,24 @@
 #include "poly/Scop.h"
 
+#include <isl/set.h>
+
 namespace tessel::poly {
 
 const Statement& Scop::statement(const std::string& name) const {
   for (const auto& s : statements)
     if (s.name == name) return s;
   throw InternalError("scop", "unknown statement " + name);
+}
+
+double estimatedWork(const Scop& scop) {
+  constexpr double kUpdateShare = 1.0 / 8;
+  double work = 0;
+  for (const auto& s : scop.statements) {
+    isl::val count = isl::manage(isl_set_count_val(s.domain.get()));
+    if (count.is_nan() || !count.is_int() || count.is_infty()) continue;
+    work += static_cast<double>(count.get_num_si()) * (s.kind == StatementKind::Update ? kUpdateShare : 1.0);
+  }
+  return work;
 }
 
 isl::union_set Scop::outputElements() const {

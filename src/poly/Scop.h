@@ -57,4 +57,12 @@ struct Scop {
   isl::union_set outputElements() const;
 };
 
+// A rough measure of a kernel's work, in statement instances, an update of
+// a reduction (a contraction's multiply-add, which vector and register-tiled
+// code runs several per cycle) counted as an eighth of an instance of any
+// other statement (whose loads and stores bound its speed): what decides
+// whether sharing it among threads can pay for OpenMP's fork and join.
+// Statements whose instances isl cannot count count none.
+double estimatedWork(const Scop& scop);
+
 }  // namespace tessel::poly

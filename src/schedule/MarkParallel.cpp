@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include "schedule/Transforms.h"
 #include "schedule/TreeQueries.h"
@@ -92,7 +94,19 @@ isl::schedule_node visit(isl::schedule_node node, int threads) {
 
 }  // namespace
 
-isl::schedule markParallelLoops(const isl::schedule& schedule, int threads) {
+isl::schedule markParallelLoops(const isl::schedule& schedule, const poly::Scop& scop, int threads,
+                                Remarks& remarks) {
+  double work = poly::estimatedWork(scop);
+  if (threads > 1 && work < kMinParallelWork) {
+    std::string why = "too little work to share among threads: a parallel region costs more";
+    std::ostringstream message;
+    message << "kernel: no parallel loops: " << work
+            << " statement instances (a contraction's updates counted an"
+            << " eighth), fewer than " << kMinParallelWork << ": " << why;
+    remarks.missed("kernel", message.str(),
+                   {{"reason", why}, {"work", work}, {"threshold", kMinParallelWork}});
+    return schedule;
+  }
   return visit(schedule.root(), threads).schedule();
 }
 

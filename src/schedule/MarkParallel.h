@@ -20,10 +20,22 @@
 
 #include <isl/cpp.h>
 
+#include "poly/Scop.h"
 #include "schedule/Marks.h"
+#include "support/Remarks.h"
 
 namespace tessel::schedule {
 
-isl::schedule markParallelLoops(const isl::schedule& schedule, int threads);
+// Below this much work (poly::estimatedWork) a kernel runs on one thread:
+// OpenMP's fork and join cost more than a second thread saves (measured in
+// docs/performance.md, "Small kernels run serially": an elementwise add of
+// 65536 elements and a 48 x 48 x 256 matmul ran faster serially than on 2
+// threads, an add of 131072 elements slower).
+inline constexpr double kMinParallelWork = 100000;
+
+// Marks nothing, with a missed remark, when the scop's work is below
+// kMinParallelWork and `threads` > 1.
+isl::schedule markParallelLoops(const isl::schedule& schedule, const poly::Scop& scop, int threads,
+                                Remarks& remarks);
 
 }  // namespace tessel::schedule

@@ -23,7 +23,7 @@ class BenchCli : public ::testing::Test {
               "def relu(float(M,N) I) -> (O) { O(m, n) = fmax(I(m, n), 0) }\n");
     writeText(dir_ + "/tiny.suite",
               "# a tiny suite\n"
-              "mm_tiny    mm.tc    M=17  peers=onednn.matmul,openblas.sgemm,xnnpack.fully_connected\n"
+              "mm_tiny  mm.tc  M=17 sweep=mm:17  peers=onednn.matmul,openblas.sgemm,xnnpack.fully_connected\n"
               "relu_tiny  relu.tc        peers=onednn.relu,onednn.tanh  # tanh is a wrong mapping\n");
   }
   void TearDown() override { runCommand("rm -rf " + dir_); }
@@ -61,6 +61,15 @@ TEST_F(BenchCli, RunsATinySuiteAndWritesJsonAndCsv) {
   std::string csv = readText(file("out.csv"));
   EXPECT_EQ(csv.rfind("case,threads,contestant,status,median_ms", 0), 0u) << csv;
   EXPECT_NE(csv.find("mm_tiny,1,tessel,ok,"), std::string::npos) << csv;
+  // The sweep: last in the CSV, beside the case in the JSON, and summarized.
+  EXPECT_NE(csv.find(",message,sweep,sweep_x\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",mm,17\n"), std::string::npos) << csv;
+  EXPECT_EQ(mm["sweep"], "mm");
+  EXPECT_EQ(mm["sweep_x"], 17);
+  EXPECT_FALSE(relu.contains("sweep"));
+  ASSERT_EQ(j["sweeps"].size(), 1u);
+  EXPECT_EQ(j["sweeps"][0]["family"], "mm");
+  EXPECT_NE(r.out.find("sweeps (Tessel GFLOP/s per family)"), std::string::npos) << r.out;
 }
 
 TEST_F(BenchCli, FilterAndThreadList) {
@@ -137,7 +146,8 @@ TEST_F(BenchCli, HelpComesFromTesselBench) {
   auto r = runTessel("bench --help");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("tessel bench"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("basteln-redundancy, scheduler"), std::string::npos) << r.out;  // the option table's keys
+  EXPECT_NE(r.out.find("basteln-redundancy, scheduler"), std::string::npos)
+      << r.out;  // the option table's keys
   auto listed = runTessel("--help");
   ASSERT_EQ(listed.exitCode, 0) << listed.err;
   EXPECT_NE(listed.out.find("bench"), std::string::npos) << listed.out;

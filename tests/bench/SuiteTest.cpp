@@ -1,8 +1,11 @@
 // Suite files: the format, path lookup, and a located UserError for every mistake.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "../support/RunTool.h"
 #include "bench/CaseProgram.h"
+#include "bench/PeerRegistry.h"
 #include "bench/Suite.h"
 
 namespace tessel::bench {
@@ -76,6 +79,23 @@ TEST_F(SuiteFiles, ParsesCasesCommentsAndOptions) {
   EXPECT_EQ(loadCaseProgram(s.cases[1]).program.name, "second");
 }
 
+TEST_F(SuiteFiles, SweepNamesTheFamilyAndThePoint) {
+  Suite s = parse(
+      "mm_1009  programs/mm.tc  M=1009  sweep=mm_k2.v-1:1009  peers=onednn.matmul\n"
+      "mm_8     programs/mm.tc  M=8\n");
+  ASSERT_EQ(s.cases.size(), 2u);
+  const SuiteCase& swept = s.cases[0];
+  EXPECT_EQ(swept.sweep, "mm_k2.v-1");
+  EXPECT_EQ(swept.sweepX, 1009);
+  EXPECT_EQ(swept.sweepLoc.line, 1);
+  EXPECT_EQ(swept.sweepLoc.col, 40);  // at the family
+  ASSERT_EQ(swept.sizes.size(), 1u);  // not a size
+  ASSERT_EQ(swept.peers.size(), 1u);
+  EXPECT_EQ(swept.peers[0].loc.col, 62);  // parsed past the sweep
+  EXPECT_EQ(s.cases[1].sweep, "");
+  EXPECT_EQ(s.cases[1].sweepX, 0);
+}
+
 struct BadSuite {
   const char* text;
   bool load;  // found when the program is loaded rather than when the suite is parsed
@@ -107,6 +127,16 @@ TEST_F(SuiteFiles, EveryMistakeIsLocated) {
       {"two programs/two.tc N=3\n", true, 1, 5, "holds several defs (first, second)"},
       {"two programs/two.tc entry=third N=3\n", true, 1, 27, "no def 'third'"},
       {"two programs/two.tc entry=first\n", true, 1, 5, "size N of 'first' has no value: add N=VALUE"},
+      {"mm programs/mm.tc sweep=m/m:8\n", false, 1, 25, "bad sweep family 'm/m'"},
+      {"mm programs/mm.tc sweep=mm:x:8\n", false, 1, 28, "bad sweep X 'x:8'"},
+      {"mm programs/mm.tc sweep=\n", false, 1, 25, "expected FAMILY:X after 'sweep='"},
+      {"mm programs/mm.tc sweep=:8\n", false, 1, 25, "expected FAMILY:X after 'sweep='"},
+      {"mm programs/mm.tc sweep=mm M=3\n", false, 1, 27, "expected ':X' after the sweep family 'mm'"},
+      {"mm programs/mm.tc sweep=mm:\n", false, 1, 28, "expected the sweep's X"},
+      {"mm programs/mm.tc sweep=mm:0\n", false, 1, 28, "bad sweep X '0': expected a positive integer"},
+      {"mm programs/mm.tc sweep=mm:-3\n", false, 1, 28, "bad sweep X '-3'"},
+      {"mm programs/mm.tc sweep=mm:8x\n", false, 1, 28, "bad sweep X '8x'"},
+      {"mm programs/mm.tc sweep=mm:8 sweep=mm:9\n", false, 1, 30, "sweep is given twice"},
   };
   for (const BadSuite& c : cases) {
     UserError e = errorOf(c.text, c.load);
@@ -128,6 +158,23 @@ TEST_F(SuiteFiles, ProgramErrorsPointIntoTheProgram) {
     EXPECT_EQ(e.loc().file, dir_ + "/programs/bad.tc");
     EXPECT_GT(e.loc().line, 1);
   }
+}
+
+// The repository's suites load against the real peers, every sweep point
+// named (bench/suites/sizes.suite: scripts/make-sizes-suite.py writes it).
+TEST(RepositorySuites, LoadWithTheirPeersAndSweeps) {
+  auto families = makePeerFamilies();
+  PeerCatalog catalog = catalogOf(families);
+  int sweepCases = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(TESSEL_SOURCE_DIR) + "/bench/suites")) {
+    if (entry.path().extension() != ".suite") continue;
+    Suite suite = loadSuite(entry.path().string(), catalog);
+    EXPECT_FALSE(suite.cases.empty()) << entry.path();
+    for (const auto& c : suite.cases)
+      if (!c.sweep.empty()) ++sweepCases;
+  }
+  EXPECT_GE(sweepCases, 200);
 }
 
 TEST_F(SuiteFiles, UnreadableSuiteIsAUserError) {

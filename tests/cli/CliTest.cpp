@@ -67,7 +67,8 @@ TEST_F(Cli, EmitStages) {
   auto a = runTessel("compile " + file("mm.tc") + " --emit ast");
   ASSERT_EQ(a.exitCode, 0) << a.err;
   EXPECT_NE(a.out.find("for (int c0"), std::string::npos);
-  auto c = runTessel("compile " + file("mm.tc") + " --emit c");
+  // (Large enough to share among threads: schedule/MarkParallel.h.)
+  auto c = runTessel("compile " + file("mm.tc") + " --emit c --size M=128 --size N=128 --size K=128");
   ASSERT_EQ(c.exitCode, 0) << c.err;
   EXPECT_NE(c.out.find("int matmul(const float* restrict A, const float* restrict B, float* restrict C)"),
             std::string::npos);
@@ -331,7 +332,8 @@ TEST_F(Cli, DumpAfterEveryPass) {
     EXPECT_EQ(r.exitCode, 0) << pass << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << pass;
   }
-  auto mp = runTessel("compile " + file("mm.tc") + " --dump-after=mark-parallel");
+  auto mp = runTessel("compile " + file("mm.tc") +
+                      " --dump-after=mark-parallel --size M=128 --size N=128 --size K=128");
   EXPECT_NE(mp.out.find("mark: \"parallel\""), std::string::npos) << mp.out;
 }
 

@@ -125,9 +125,10 @@ TEST(Basteln, Fig1ConvPipelineRecomputesTheQuantizationPerTile) {
 }
 
 // The tile loop is the kernel's one parallel loop: quantization, convolution
-// and ReLU of a tile run together on one thread.
+// and ReLU of a tile run together on one thread. (Large enough to share
+// among threads: schedule/MarkParallel.h.)
 TEST(Basteln, Fig1RunsAsOneParallelLoop) {
-  CheckedProgram c = compileAndCheck(convPipeline(61, 45), basteln(16));
+  CheckedProgram c = compileAndCheck(convPipeline(181, 135), basteln(16));
   EXPECT_TRUE(c.check.pass) << c.check.failures;
   size_t first = c.program.cSource.find("#pragma omp parallel");
   ASSERT_NE(first, std::string::npos);

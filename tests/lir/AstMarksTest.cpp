@@ -44,7 +44,8 @@ void expectMatchesOnTwoThreads(const driver::CompiledProgram& cp) {
 // the m point loop inside is the parallel one.
 TEST(AstMarks, ParallelMarkOfADroppedLoopIsDropped) {
   auto cp = compileWithTiles(
-      "# sizes: M=8 N=16 K=64\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n",
+      "# sizes: M=8 N=16 K=8192\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
+      "B(k,n)\n}\n",
       "S_0: 8@L1, 16@L1; S_1: 8@L1, 16@L1, 8@L1");
   std::string lir = toString(cp.kernel);
   EXPECT_EQ(lir.find("parallel for c2"), std::string::npos) << lir;
@@ -59,14 +60,15 @@ TEST(AstMarks, ParallelMarkOfADroppedLoopIsDropped) {
 // top level: never nested in the full tiles' parallel loop.
 TEST(AstMarks, ParallelMarkKeepsTheFullTilesOfASplitLoop) {
   auto cp = compileWithTiles(
-      "# sizes: M=100 N=48 K=24\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
+      "# sizes: M=100 N=48 K=240\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * "
       "B(k,n)\n}\n",
       "S_0: 32@L1, 16@L1; S_1: 32@L1, 16@L1, 8@L1");
   std::string lir = toString(cp.kernel);
-  EXPECT_NE(lir.find("\n  parallel for c0"), std::string::npos) << lir;
+  // (Each parallel loop as the then branch of `if (tessel_threads > 1)`: lir/ThreadVersions.h.)
+  EXPECT_NE(lir.find("\n    parallel for c0"), std::string::npos) << lir;
   size_t fallback = lir.find("parallel for c1");
   ASSERT_NE(fallback, std::string::npos) << lir;
-  EXPECT_EQ(lir.substr(fallback - 3, 3), "\n  ") << lir;
+  EXPECT_EQ(lir.substr(fallback - 5, 5), "\n    ") << lir;
   EXPECT_EQ(lir.find("parallel for c1", fallback + 1), std::string::npos) << lir;
   EXPECT_NE(cp.cSource.find("#pragma omp parallel for"), std::string::npos) << cp.cSource;
   expectMatchesOnTwoThreads(cp);

@@ -15,9 +15,15 @@ namespace {
 
 using namespace te;
 
-Program chain() {
+isl::schedule scheduleOf(const poly::Scop& scop, schedule::FusionStrategy f) {
+  schedule::SchedulerOptions o;
+  o.fusion = f;
+  return schedule::makeIslScheduler()->run(scop, o).tree;
+}
+
+Program chain(int64_t rows = 13, int64_t columns = 7) {
   builder::ProgramBuilder b("chain");
-  auto A = b.input("A", DType::F32, {13, 7});
+  auto A = b.input("A", DType::F32, {rows, columns});
   auto T = b.temporary("T", DType::F32);
   auto C = b.output("C", DType::F32);
   auto i = b.index("i"), j = b.index("j");
@@ -27,10 +33,7 @@ Program chain() {
 }
 
 isl::schedule scheduleWith(poly::IslContext& isl, const Program& p, schedule::FusionStrategy f) {
-  poly::Scop scop = poly::extractScop(isl.ctx(), p);
-  schedule::SchedulerOptions o;
-  o.fusion = f;
-  return schedule::makeIslScheduler()->run(scop, o).tree;
+  return scheduleOf(poly::extractScop(isl.ctx(), p), f);
 }
 
 // Number of outermost loop nests: children of a top-level sequence, or 1.
@@ -99,10 +102,7 @@ TEST(FusionStrategy, ParsesNamesAndRejectsOthers) {
   EXPECT_THROW(schedule::parseFusionStrategy("maximal"), UserError);
 }
 
-TEST(MarkParallel, MarksOutermostCoincidentLoopOnly) {
-  poly::IslContext isl;
-  isl::schedule s =
-      schedule::markParallelLoops(scheduleWith(isl, chain(), schedule::FusionStrategy::Smart), 2);
+int parallelMarks(const isl::schedule& s) {
   int marks = 0;
   s.root().foreach_descendant_top_down([&](const isl::schedule_node& n) {
     if (n.isa<isl::schedule_node_mark>() &&
@@ -110,7 +110,35 @@ TEST(MarkParallel, MarksOutermostCoincidentLoopOnly) {
       ++marks;
     return true;
   });
-  EXPECT_EQ(marks, 1);
+  return marks;
+}
+
+// 2 x 400 x 300 instances: enough work for threads.
+TEST(MarkParallel, MarksOutermostCoincidentLoopOnly) {
+  poly::IslContext isl;
+  Program p = chain(400, 300);
+  poly::Scop scop = poly::extractScop(isl.ctx(), p);
+  Remarks remarks;
+  isl::schedule s =
+      schedule::markParallelLoops(scheduleOf(scop, schedule::FusionStrategy::Smart), scop, 2, remarks);
+  EXPECT_EQ(parallelMarks(s), 1);
+  EXPECT_TRUE(remarks.find("", RemarkKind::Missed, "kernel").empty()) << remarks.text();
+}
+
+// 2 x 13 x 7 instances: a parallel region would cost more than the work;
+// on one core the marks stay (the kernel versions them for one thread).
+TEST(MarkParallel, SmallKernelsRunSerially) {
+  poly::IslContext isl;
+  Program p = chain();
+  poly::Scop scop = poly::extractScop(isl.ctx(), p);
+  Remarks remarks;
+  isl::schedule tree = scheduleOf(scop, schedule::FusionStrategy::Smart);
+  EXPECT_EQ(parallelMarks(schedule::markParallelLoops(tree, scop, 2, remarks)), 0);
+  std::vector<Remark> missed = remarks.find("", RemarkKind::Missed, "kernel");
+  ASSERT_EQ(missed.size(), 1u) << remarks.text();
+  EXPECT_EQ(missed[0].value("work"), "182") << remarks.text();
+  Remarks oneCore;
+  EXPECT_EQ(parallelMarks(schedule::markParallelLoops(tree, scop, 1, oneCore)), 1);
 }
 
 TEST(CheckSchedule, HandEditedCoincidenceIsRecomputed) {

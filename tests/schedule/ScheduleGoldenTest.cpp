@@ -147,40 +147,39 @@ child:
 
 TEST(ScheduleGolden, MatmulAfterMarkParallel) {
   // Vector marks over the innermost loops (n: independent iterations), the unroll-jam mark over
-  // the loop right above them (m: a register tile), then the parallel mark.
+  // the loop right above them (m: a register tile), and no parallel mark: 4 x 5 x 3 is too little
+  // work to share among threads (schedule/MarkParallel.h).
   EXPECT_EQ(
       treeAfter("mark-parallel"),
       R"(domain: "{ S0[m, n] : 0 <= m <= 3 and 0 <= n <= 4; S1[m, n, k] : 0 <= m <= 3 and 0 <= n <= 4 and 0 <= k <= 2 }"
 child:
   mark: "unroll_jam"
   child:
-    mark: "parallel"
+    schedule: "[{ S0[m, n] -> [(m)]; S1[m, n, k] -> [(m)] }]"
+    permutable: 1
+    coincident: [ 1 ]
     child:
-      schedule: "[{ S0[m, n] -> [(m)]; S1[m, n, k] -> [(m)] }]"
-      permutable: 1
-      coincident: [ 1 ]
-      child:
-        sequence:
-        - filter: "{ S0[m, n] }"
+      sequence:
+      - filter: "{ S0[m, n] }"
+        child:
+          schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
+          permutable: 1
           child:
-            schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
-            permutable: 1
+            mark: "vector"
             child:
-              mark: "vector"
-              child:
-                schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
-                permutable: 1
-                coincident: [ 1 ]
-        - filter: "{ S1[m, n, k] }"
+              schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
+              permutable: 1
+              coincident: [ 1 ]
+      - filter: "{ S1[m, n, k] }"
+        child:
+          schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
+          permutable: 1
           child:
-            schedule: "[{ S0[m, n] -> [(0)]; S1[m, n, k] -> [(k)] }]"
-            permutable: 1
+            mark: "vector"
             child:
-              mark: "vector"
-              child:
-                schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
-                permutable: 1
-                coincident: [ 1 ]
+              schedule: "[{ S0[m, n] -> [(n)]; S1[m, n, k] -> [(n)] }]"
+              permutable: 1
+              coincident: [ 1 ]
 )");
 }
 

@@ -290,6 +290,8 @@ class CaseRunner {
     r.name = case_.name;
     r.program = case_.program;
     r.sizes = sizes_;
+    r.sweep = case_.sweep;
+    r.sweepX = case_.sweepX;
     r.threads = threads;
     r.flops = countFlops(program_);
     r.bytes = compulsoryBytes(program_);

@@ -68,6 +68,8 @@ struct CaseResult {
   std::string name;
   std::string program;
   std::map<std::string, int64_t> sizes;
+  std::string sweep;  // the suite's sweep=FAMILY:X, "" = none
+  int64_t sweepX = 0;
   int threads = 1;
   int64_t flops = 0;
   int64_t bytes = 0;

@@ -128,6 +128,79 @@ std::map<std::string, std::map<int, std::pair<double, int>>> geomeanRatios(const
   return sums;
 }
 
+std::optional<double> SweepSummary::slowestFrom64Fraction() const {
+  if (!fastest || !slowestFrom64 || fastest->value <= 0) return std::nullopt;
+  return slowestFrom64->value / fastest->value;
+}
+
+namespace {
+
+// A FAIL's speed says nothing, and without a time or FLOPs there is no rate.
+bool tesselCounts(const CaseResult& r) {
+  return r.check.rfind("FAIL", 0) != 0 && r.tesselMs > 0 && r.gflops > 0;
+}
+
+// Tessel's GFLOP/s over the fastest timed peer's: the lowest peer ms / Tessel
+// ms. --versus's contestant is Tessel itself, not a peer.
+std::optional<double> ratioToBestPeer(const CaseResult& r) {
+  std::optional<double> lowest;
+  for (const PeerResult& p : r.peers) {
+    if (p.status != PeerStatus::Ok || p.ratio <= 0 || p.peer.rfind("tessel[", 0) == 0) continue;
+    if (!lowest || p.ratio < *lowest) lowest = p.ratio;
+  }
+  return lowest;
+}
+
+// Keeps the point with the higher (`higher`) or lower value; the first of equals.
+void keep(std::optional<SweepPoint>& kept, SweepPoint candidate, bool higher) {
+  if (!kept || (higher ? candidate.value > kept->value : candidate.value < kept->value)) kept = candidate;
+}
+
+void addToSweep(SweepSummary& s, const CaseResult& r) {
+  if (!tesselCounts(r)) return;
+  ++s.cases;
+  keep(s.fastest, {r.sweepX, r.gflops}, true);
+  if (r.sweepX >= kSmallSweepX) {
+    keep(s.slowestFrom64, {r.sweepX, r.gflops}, false);
+  } else if (std::optional<double> ratio = ratioToBestPeer(r)) {
+    keep(s.lowestPeerRatioBelow64, {r.sweepX, *ratio}, false);
+  }
+}
+
+// "  mm_k256     1 thr: 88 case(s); fastest X=512 185.3 GFLOP/s; slowest from 64 up: ..."
+std::string sweepLine(const SweepSummary& s) {
+  std::string line = "  " + pad(s.family, 14) + " " + std::to_string(s.threads) + " thr: ";
+  if (s.cases == 0) return line + "no case with a Tessel result that counts (timed, not FAIL)";
+  line += std::to_string(s.cases) + " case(s); fastest X=" + std::to_string(s.fastest->x) + " " +
+          format("%.1f GFLOP/s", s.fastest->value);
+  if (s.slowestFrom64)
+    line += "; slowest from " + std::to_string(kSmallSweepX) +
+            " up: X=" + std::to_string(s.slowestFrom64->x) + " " +
+            format("%.1f GFLOP/s", s.slowestFrom64->value) + ", " +
+            format("%.2f", *s.slowestFrom64Fraction()) + " of the fastest";
+  if (s.lowestPeerRatioBelow64)
+    line += "; below " + std::to_string(kSmallSweepX) + ": lowest vs the best peer " +
+            format("%.2f", s.lowestPeerRatioBelow64->value) +
+            " at X=" + std::to_string(s.lowestPeerRatioBelow64->x);
+  return line;
+}
+
+}  // namespace
+
+std::vector<SweepSummary> sweepSummaries(const BenchReport& report) {
+  std::map<std::pair<std::string, int>, SweepSummary> byFamily;
+  for (const CaseResult& r : report.results) {
+    if (r.sweep.empty()) continue;
+    SweepSummary& s = byFamily[{r.sweep, r.threads}];
+    s.family = r.sweep;
+    s.threads = r.threads;
+    addToSweep(s, r);
+  }
+  std::vector<SweepSummary> out;
+  for (auto& [key, s] : byFamily) out.push_back(std::move(s));
+  return out;
+}
+
 void TablePrinter::summary(const BenchReport& report) {
   auto means = geomeanRatios(report);
   os_ << "\ngeomean of peer ms / Tessel ms (> 1: Tessel is faster)\n";
@@ -145,6 +218,10 @@ void TablePrinter::summary(const BenchReport& report) {
       wrong += p.status == PeerStatus::Wrong || p.status == PeerStatus::Differs;
   if (wrong)
     os_ << "  " << wrong << " peer result(s) differ from the reference and were not timed (WRONG/DIFFERS)\n";
+  std::vector<SweepSummary> sweeps = sweepSummaries(report);
+  if (sweeps.empty()) return;
+  os_ << "\nsweeps (Tessel GFLOP/s per family)\n";
+  for (const SweepSummary& s : sweeps) os_ << sweepLine(s) << "\n";
 }
 
 namespace {
@@ -164,19 +241,45 @@ std::string csvField(const std::string& s) {
 
 std::string number(double v) { return format("%.6g", v); }
 
+// The last two CSV columns, sweep and sweep_x: empty for a case in no sweep.
+std::string sweepFields(const CaseResult& r) {
+  return r.sweep.empty() ? "," : csvField(r.sweep) + "," + std::to_string(r.sweepX);
+}
+
+nlohmann::json sweepsJson(const BenchReport& report) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const SweepSummary& s : sweepSummaries(report)) {
+    nlohmann::json j = {{"family", s.family}, {"threads", s.threads}, {"cases", s.cases}};
+    if (s.fastest) {
+      j["fastest_x"] = s.fastest->x;
+      j["fastest_gflops"] = s.fastest->value;
+    }
+    if (s.slowestFrom64) {
+      j["slowest_from_64_x"] = s.slowestFrom64->x;
+      j["slowest_from_64_gflops"] = s.slowestFrom64->value;
+      j["slowest_from_64_fraction"] = *s.slowestFrom64Fraction();
+    }
+    if (s.lowestPeerRatioBelow64) {
+      j["lowest_peer_ratio_below_64"] = s.lowestPeerRatioBelow64->value;
+      j["lowest_peer_ratio_below_64_x"] = s.lowestPeerRatioBelow64->x;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 }  // namespace
 
 void writeCsv(const std::string& path, const BenchReport& report) {
   std::ofstream f = openForWriting(path);
   f << "case,threads,contestant,status,median_ms,runs,ratio,gflops,gbps,bound,percent_of_peak,check,flops,"
-       "bytes,"
-       "intensity,message\n";
+       "bytes,intensity,message,sweep,sweep_x\n";
   for (const CaseResult& r : report.results) {
     std::string shared = csvField(r.name) + "," + std::to_string(r.threads) + ",";
     f << shared << "tessel,ok," << number(r.tesselMs) << "," << r.runs << ",1," << number(r.gflops) << ","
       << number(r.gbps) << "," << boundName(r.roofline.bound) << ","
       << (r.percentOfPeak ? number(*r.percentOfPeak) : "") << "," << csvField(r.check) << "," << r.flops
-      << "," << r.bytes << "," << number(r.roofline.intensity) << ",\n";
+      << "," << r.bytes << "," << number(r.roofline.intensity) << ",," << sweepFields(r) << "\n";
     for (const PeerResult& p : r.peers) {
       bool ok = p.status == PeerStatus::Ok && p.medianMs > 0;
       double seconds = p.medianMs / 1000;
@@ -185,7 +288,7 @@ void writeCsv(const std::string& path, const BenchReport& report) {
         << (ok ? number(static_cast<double>(r.flops) / seconds / 1e9) : "") << ","
         << (ok ? number(static_cast<double>(r.bytes) / seconds / 1e9) : "") << ","
         << boundName(r.roofline.bound) << ",,," << r.flops << "," << r.bytes << ","
-        << number(r.roofline.intensity) << "," << csvField(p.message) << "\n";
+        << number(r.roofline.intensity) << "," << csvField(p.message) << "," << sweepFields(r) << "\n";
     }
   }
   if (!f) userError("cannot write '" + path + "'");
@@ -226,31 +329,36 @@ void writeJson(const std::string& path, const BenchReport& report) {
     }
     nlohmann::json tesselSide = nlohmann::json::object();
     for (const auto& [name, t] : r.tesselSideMs) tesselSide[name] = t;
-    results.push_back(
-        {{"case", r.name},
-         {"program", r.program},
-         {"sizes", r.sizes},
-         {"threads", r.threads},
-         {"flops", r.flops},
-         {"bytes", r.bytes},
-         {"bound", boundName(r.roofline.bound)},
-         {"intensity", r.roofline.intensity},
-         {"balance", r.roofline.balance},
-         {"balance_assumed", r.roofline.balanceAssumed},
-         // What percent_of_peak is of: the figures these threads can reach.
-         {"peak_flops", r.peakFlops > 0 ? nlohmann::json(r.peakFlops) : nlohmann::json()},
-         {"dram_bytes_per_s",
-          r.bandwidthBytesPerS > 0 ? nlohmann::json(r.bandwidthBytesPerS) : nlohmann::json()},
-         {"check", r.check},
-         {"tessel",
-          {{"median_ms", r.tesselMs},
-           {"runs", r.runs},
-           {"gflops", r.gflops},
-           {"gbps", r.gbps},
-           {"percent_of_peak", r.percentOfPeak ? nlohmann::json(*r.percentOfPeak) : nlohmann::json()},
-           {"outside_timed_region_ms", tesselSide},
-           {"schemes", r.tesselSchemes}}},
-         {"peers", peerList}});
+    nlohmann::json result = {
+        {"case", r.name},
+        {"program", r.program},
+        {"sizes", r.sizes},
+        {"threads", r.threads},
+        {"flops", r.flops},
+        {"bytes", r.bytes},
+        {"bound", boundName(r.roofline.bound)},
+        {"intensity", r.roofline.intensity},
+        {"balance", r.roofline.balance},
+        {"balance_assumed", r.roofline.balanceAssumed},
+        // What percent_of_peak is of: the figures these threads can reach.
+        {"peak_flops", r.peakFlops > 0 ? nlohmann::json(r.peakFlops) : nlohmann::json()},
+        {"dram_bytes_per_s",
+         r.bandwidthBytesPerS > 0 ? nlohmann::json(r.bandwidthBytesPerS) : nlohmann::json()},
+        {"check", r.check},
+        {"tessel",
+         {{"median_ms", r.tesselMs},
+          {"runs", r.runs},
+          {"gflops", r.gflops},
+          {"gbps", r.gbps},
+          {"percent_of_peak", r.percentOfPeak ? nlohmann::json(*r.percentOfPeak) : nlohmann::json()},
+          {"outside_timed_region_ms", tesselSide},
+          {"schemes", r.tesselSchemes}}},
+        {"peers", peerList}};
+    if (!r.sweep.empty()) {
+      result["sweep"] = r.sweep;
+      result["sweep_x"] = r.sweepX;
+    }
+    results.push_back(std::move(result));
   }
   j["results"] = results;
   nlohmann::json means = nlohmann::json::object();
@@ -258,6 +366,7 @@ void writeJson(const std::string& path, const BenchReport& report) {
     for (const auto& [threads, entry] : byThreads)
       means[family][std::to_string(threads)] = {{"ratio", entry.first}, {"cases", entry.second}};
   j["geomean_ratio"] = means;
+  j["sweeps"] = sweepsJson(report);
   std::ofstream f = openForWriting(path);
   f << j.dump(2) << "\n";
   if (!f) userError("cannot write '" + path + "'");

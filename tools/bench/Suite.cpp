@@ -53,6 +53,15 @@ bool isCaseName(const std::string& s) {
   return true;
 }
 
+// A sweep family names a plot panel and a CSV field: no ':' (it ends the
+// family), no ',' or quote (CSV), nothing a shell or a file name would mangle.
+bool isSweepFamily(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') return false;
+  return true;
+}
+
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
@@ -107,7 +116,8 @@ class SuiteParser {
       const Token& t = tokens[i];
       auto eq = t.text.find('=');
       if (eq == std::string::npos || eq == 0)
-        fail(t.col, "expected SIZE=VALUE, entry=DEF or peers=FAMILY.OP,... but found '" + t.text + "'");
+        fail(t.col, "expected SIZE=VALUE, entry=DEF, peers=FAMILY.OP,... or sweep=FAMILY:X but found '" +
+                        t.text + "'");
       std::string key = t.text.substr(0, eq), value = t.text.substr(eq + 1);
       int valueCol = t.col + static_cast<int>(eq) + 1;
       if (key == "entry") {
@@ -117,6 +127,9 @@ class SuiteParser {
         c.entryLoc = at(valueCol);
       } else if (key == "peers") {
         parsePeers(value, valueCol, c.peers);
+      } else if (key == "sweep") {
+        if (!c.sweep.empty()) fail(t.col, "sweep is given twice");
+        parseSweep(value, valueCol, c);
       } else {
         if (!isIdentifier(key)) fail(t.col, "bad size name '" + key + "'");
         if (!seenSizes.insert(key).second) fail(t.col, "size " + key + " is given twice");
@@ -131,6 +144,26 @@ class SuiteParser {
     if (!v) fail(col, "bad size " + name + "='" + value + "': expected a positive integer");
     if (*v <= 0) fail(col, "bad size " + name + "='" + value + "': sizes must be positive");
     return *v;
+  }
+
+  // FAMILY:X, each part checked at its own column.
+  void parseSweep(const std::string& value, int col, SuiteCase& c) const {
+    auto colon = value.find(':');
+    std::string family = value.substr(0, colon);
+    if (family.empty())
+      fail(col, "expected FAMILY:X after 'sweep=', e.g. sweep=mm_k256:1009 (the family, then the point's X)");
+    if (!isSweepFamily(family))
+      fail(col, "bad sweep family '" + family + "' (letters, digits and _ - . only)");
+    int xCol = col + static_cast<int>(family.size()) + 1;
+    if (colon == std::string::npos)
+      fail(xCol - 1, "expected ':X' after the sweep family '" + family + "', e.g. sweep=" + family + ":1009");
+    std::string x = value.substr(colon + 1);
+    if (x.empty()) fail(xCol, "expected the sweep's X after 'sweep=" + family + ":', a positive integer");
+    std::optional<int64_t> v = front::parseSizeValue(x);
+    if (!v || *v <= 0) fail(xCol, "bad sweep X '" + x + "': expected a positive integer");
+    c.sweep = family;
+    c.sweepX = *v;
+    c.sweepLoc = at(col);
   }
 
   void parsePeers(const std::string& list, int col, std::vector<SuitePeer>& peers) const {

@@ -3,9 +3,13 @@
 //   # comment (also after a case)
 //   matmul_1024  examples/matmul.tc  M=1024 N=1024 K=1024  peers=onednn.matmul,openblas.sgemm
 //   softmax_big  bench/programs/nn.tc  entry=softmax  N=4096 D=1024  peers=onednn.softmax
+//   mm_k256_1009 examples/matmul.tc  M=1009 N=1009 K=256  sweep=mm_k256:1009  peers=onednn.matmul
 //
 // NAME PROGRAM, then in any order: SIZE=VALUE (over the program's `# sizes:`
-// defaults), entry=DEF (for a file with several defs), peers=FAMILY.OP,...
+// defaults), entry=DEF (for a file with several defs), peers=FAMILY.OP,...,
+// sweep=FAMILY:X (the case is the point X, a positive integer, usually the
+// swept size, of the size sweep FAMILY: letters, digits and _ - .; the report
+// summarizes each family and scripts/plot-sweep.py draws it).
 // A relative PROGRAM is looked up next to the suite file, then in each folder
 // above it (so both "programs/x.tc" and a repository path "examples/x.tc" work),
 // then in the working folder.
@@ -44,6 +48,9 @@ struct SuiteCase {
   SourceLoc entryLoc;
   std::vector<SuiteSize> sizes;
   std::vector<SuitePeer> peers;
+  std::string sweep;   // the size sweep the case is a point of; "" = none
+  int64_t sweepX = 0;  // its position on the sweep's x axis (> 0 when `sweep` is given)
+  SourceLoc sweepLoc;
 };
 
 struct Suite {
