@@ -89,6 +89,9 @@ const std::map<std::string, int64_t> kConv = {{"N", 2}, {"C", 3},  {"H", 13}, {"
 const std::map<std::string, int64_t> kSame = {{"N", 1}, {"C", 7}, {"H", 13}, {"W", 13}, {"K", 5}};
 const std::map<std::string, int64_t> kDepthwise = {{"N", 2},  {"C", 7},  {"H", 13},
                                                    {"W", 11}, {"KH", 3}, {"KW", 3}};
+// The "same"-padded layers of ResNet-50 and MobileNet-v2 (bench/suites/conv-nets.suite) on odd sizes.
+const std::map<std::string, int64_t> kSameR = {{"N", 1}, {"C", 7}, {"H", 13}, {"W", 11}, {"K", 5}, {"R", 3}};
+const std::map<std::string, int64_t> kDepthwiseSame = {{"N", 1}, {"C", 7}, {"H", 13}, {"W", 11}, {"R", 3}};
 const std::map<std::string, int64_t> kBatchMatmul = {{"BS", 3}, {"M", 13}, {"N", 7}, {"K", 11}};
 // Image pipelines on sizes that fit neither a vector nor a tile.
 const std::map<std::string, int64_t> kBlur = {{"H", 7}, {"W", 13}};
@@ -112,6 +115,11 @@ INSTANTIATE_TEST_SUITE_P(
         PeerCase{"onednn.conv2d", "examples/conv2d.tc", kConv},
         PeerCase{"onednn.conv2d", "bench/programs/conv3x3_same.tc", kSame},
         PeerCase{"onednn.depthwise_conv", "examples/depthwise_conv.tc", kDepthwise},
+        PeerCase{"onednn.conv2d", "bench/programs/conv_nhwc_same_s2.tc", kSameR},
+        PeerCase{"onednn.conv2d", "bench/programs/conv_nchw_same_s2.tc", kSameR},
+        PeerCase{"onednn.depthwise_conv", "bench/programs/dwconv_nhwc_same.tc", kDepthwiseSame},
+        PeerCase{"onednn.depthwise_conv", "bench/programs/dwconv_nhwc_same_s2.tc", kDepthwiseSame},
+        PeerCase{"onednn.depthwise_conv", "bench/programs/dwconv_nchw_same_s2.tc", kDepthwiseSame},
         PeerCase{"onednn.relu", "examples/relu.tc", kMatrix},
         PeerCase{"onednn.gelu", "examples/gelu.tc", kMatrix},
         PeerCase{"onednn.softmax", "examples/softmax.tc", kRows},
@@ -160,6 +168,10 @@ INSTANTIATE_TEST_SUITE_P(
         PeerCase{"xnnpack.conv2d", "examples/conv2d.tc", kConv},
         PeerCase{"xnnpack.conv2d", "bench/programs/conv3x3_same.tc", kSame},
         PeerCase{"xnnpack.depthwise_conv", "examples/depthwise_conv.tc", kDepthwise},
+        PeerCase{"xnnpack.conv2d", "bench/programs/conv_nhwc_same_s2.tc", kSameR},
+        PeerCase{"xnnpack.depthwise_conv", "bench/programs/dwconv_nhwc_same.tc", kDepthwiseSame},
+        PeerCase{"xnnpack.depthwise_conv", "bench/programs/dwconv_nhwc_same_s2.tc", kDepthwiseSame},
+        PeerCase{"xnnpack.depthwise_conv", "bench/programs/dwconv_nchw_same_s2.tc", kDepthwiseSame},
         PeerCase{"xnnpack.add", "examples/tensor_add.tc", kMatrix},
         PeerCase{"xnnpack.add_relu", "bench/programs/bias_relu.tc", kMatrix},
         PeerCase{"xnnpack.add_relu_mul", "bench/programs/add_relu_mul.tc", kMatrix},
@@ -365,6 +377,25 @@ TEST(BenchPeers, ShapesAreReadOffThePrograms) {
   EXPECT_EQ(nhwc.h.out, 7);
   EXPECT_EQ(nhwc.h.stride, 2);
   EXPECT_EQ(nhwc.w.kernel, 1);
+  // NHWC depthwise (MobileNet-v2's): (R, R, C) weights, C groups, stride 2 and padding 1.
+  te::Program dwNhwc = programAt("bench/programs/dwconv_nhwc_same_s2.tc", kDepthwiseSame);
+  ConvShape dw = convShape(dwNhwc, true);
+  EXPECT_TRUE(dw.nhwc);
+  EXPECT_EQ(dw.c, 7);
+  EXPECT_EQ(dw.k, 7);
+  EXPECT_EQ(dw.groups, 7);
+  EXPECT_EQ(dw.h.kernel, 3);
+  EXPECT_EQ(dw.h.stride, 2);
+  EXPECT_EQ(dw.h.padBefore, 1);
+  EXPECT_EQ(dw.h.out, 7);
+  EXPECT_EQ(dw.w.out, 6);
+  EXPECT_EQ(dw.w.padAfter, 1);
+  EXPECT_THROW(convShape(dwNhwc, false), PeerError);  // (R, R, C) weights are no dense convolution's
+  ConvShape dwNchw = convShape(programAt("bench/programs/dwconv_nchw_same.tc", kDepthwiseSame), true);
+  EXPECT_FALSE(dwNchw.nhwc);
+  EXPECT_EQ(dwNchw.groups, 7);
+  EXPECT_EQ(dwNchw.h.out, 13);
+  EXPECT_EQ(dwNchw.w.padBefore, 1);
   PoolShape pool = poolShape(programAt("examples/maxpool.tc", kPool));
   EXPECT_EQ(pool.h.kernel, 2);
   EXPECT_EQ(pool.h.stride, 2);

@@ -5,6 +5,7 @@
 
 #include "../support/RunTool.h"
 #include "bench/CaseProgram.h"
+#include "bench/OperatorShapes.h"
 #include "bench/PeerRegistry.h"
 #include "bench/Suite.h"
 
@@ -175,6 +176,25 @@ TEST(RepositorySuites, LoadWithTheirPeersAndSweeps) {
       if (!c.sweep.empty()) ++sweepCases;
   }
   EXPECT_GE(sweepCases, 200);
+}
+
+// bench/suites/conv-nets.suite (scripts/make-conv-nets-suite.py): ResNet-50's 23 and MobileNet-v2's
+// 30 distinct convolutions, each in NHWC and NCHW. Every case's program binds its sizes, and the
+// peers read it as the layer its name gives: layout, groups, stride and "same" padding.
+TEST(RepositorySuites, ConvNetsCasesAreTheirNamedLayers) {
+  auto families = makePeerFamilies();
+  Suite suite =
+      loadSuite(std::string(TESSEL_SOURCE_DIR) + "/bench/suites/conv-nets.suite", catalogOf(families));
+  EXPECT_EQ(suite.cases.size(), 2u * (23 + 30));
+  for (const auto& c : suite.cases) {
+    bool depthwise = c.name.find("_dw_") != std::string::npos;
+    ConvShape shape = convShape(loadCaseProgram(c).program, depthwise);
+    EXPECT_EQ(shape.nhwc, c.name.ends_with("_nhwc")) << c.name;
+    EXPECT_EQ(shape.groups, depthwise ? shape.c : 1) << c.name;
+    EXPECT_EQ(shape.h.stride, c.name.find("s2_") != std::string::npos ? 2 : 1) << c.name;
+    EXPECT_EQ(shape.h.padBefore, (shape.h.kernel - 1) / 2) << c.name;
+    EXPECT_EQ(shape.w.padBefore, (shape.w.kernel - 1) / 2) << c.name;
+  }
 }
 
 TEST_F(SuiteFiles, UnreadableSuiteIsAUserError) {

@@ -44,6 +44,18 @@ TEST_P(RemainderSweep, MatmulMatchesTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, RemainderSweep, ::testing::Range(1, 65));
 
+// Narrow and deep: one masked vector per row over a 1024-long reduction (the
+// contraction's shape), or the dot products at 1 and 2 columns.
+class NarrowDeep : public ::testing::TestWithParam<int> {};
+
+TEST_P(NarrowDeep, MatmulAndGemmMatchTheInterpreter) {
+  int x = GetParam();
+  expectMatches(sized(x, x, 1024, kMatmul));
+  expectMatches(sized(x, x + 2, 1024, kGemm));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, NarrowDeep, ::testing::Values(1, 2, 3, 5, 11, 12, 13));
+
 class PrimeSizes : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 
 TEST_P(PrimeSizes, MatmulAndGemmMatchTheInterpreter) {

@@ -162,6 +162,21 @@ TEST_P(ContractionTiles, MatmulGetsTheRegisterTilesShape) {
   }
 }
 
+// Rows narrower than a vector still get the shape (one masked vector per row,
+// the whole reduction in one panel), not Auto Tiling's generic cube of
+// two-row register tiles (11x11x1024 ran 4x slower than oneDNN with those).
+TEST_P(ContractionTiles, NarrowRowsKeepTheShape) {
+  std::string isa = GetParam();
+  if (!hostHas(isa)) GTEST_SKIP() << "this CPU has no " << isa;
+  for (int x : {3, 5, 11, 13}) {
+    driver::CompiledProgram cp = compile(sizes(x, 1024, x) + kMatmulBias, isa, /*check=*/true);
+    std::optional<Remark> band = shapedBand(cp, "S1");
+    ASSERT_TRUE(band.has_value()) << x << "\n" << cp.remarks.text();
+    EXPECT_EQ(band->value("innermost_tile"), std::to_string(x) + "x" + std::to_string(x) + "x1024")
+        << cp.remarks.text();
+  }
+}
+
 // A·Bᵀ (B strided along the vector loop: promotion transposes its panel,
 // through registers, partial blocks at 150 and 70) and
 // a batched matmul get the shape too; a convolution (three reduction

@@ -48,6 +48,22 @@ TEST(SinkContiguousMember, MatmulWithALargeAKeepsTheOutputColumnInnermost) {
   EXPECT_TRUE(markedVector(e, "vector", "S1")) << e.text();
 }
 
+TEST(SinkContiguousMember, AFewColumnsBeatAReductionThatWouldStayScalar) {
+  // k innermost reads B[k, n] 3 elements apart: no vector load takes that, the
+  // loop would stay scalar; n innermost fills 3 of 16 lanes.
+  auto matmul = [](int x) {
+    return "# sizes: M=" + std::to_string(x) + " N=" + std::to_string(x) +
+           " K=1024\ndef f(float(M,K) A, float(K,N) B) -> (C) {\n  C(m,n) +=! A(m,k) * B(k,n)\n}\n";
+  };
+  Remarks narrow = explained(matmul(3));
+  EXPECT_TRUE(madeInnermost(narrow, 1)) << narrow.text();
+  EXPECT_TRUE(markedVector(narrow, "vector", "S1")) << narrow.text();
+  // 2 elements apart, deinterleaving loads vectorize k: the dot products stay.
+  Remarks two = explained(matmul(2));
+  EXPECT_FALSE(madeInnermost(two, 1)) << two.text();
+  EXPECT_TRUE(markedVector(two, "vector_reduction", "S1")) << two.text();
+}
+
 TEST(SinkContiguousMember, DotProductFormStaysWhenBothOperandsAreRows) {
   // C(m, n) += A(m, k) * B(n, k): k innermost reads both rows with unit stride.
   Remarks e = explained(

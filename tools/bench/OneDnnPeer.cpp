@@ -23,7 +23,8 @@ const std::vector<PeerOperator>& oneDnnOperators() {
       {"batch_matmul", "C(b,m,n) +=! A(b,m,k) * B(b,k,n)"},
       {"conv2d",
        "O(n,k,h,w) +=! I(n,c,h*s+kh-p,w*s+kw-p) * W(k,c,kh,kw)  (blocked layouts; reorders timed apart)"},
-      {"depthwise_conv", "O(n,c,h,w) +=! I(n,c,h*s+kh-p,w*s+kw-p) * W(c,kh,kw)  (groups = C)"},
+      {"depthwise_conv",
+       "O(n,c,h,w) +=! I(n,c,h*s+kh-p,w*s+kw-p) * W(c,kh,kw)  (groups = C; or NHWC: O(n,h,w,c), W(kh,kw,c))"},
       {"relu", "O = fmax(I, 0)"},
       {"gelu", "O = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))"},
       {"tanh", "O = tanh(I)"},
@@ -89,7 +90,9 @@ void prepareConv(OneDnnRun& r, const te::Program& p, const std::vector<runtime::
   ConvTensors t = convTensors(c, depthwise);
   dnnl::convolution_forward::primitive_desc pd = convPrimitive(r.engine(), c, depthwise);
   Tag activations = c.nhwc ? Tag::nhwc : Tag::nchw;
-  memory::desc srcUser(t.src, kF32, activations), wtsUser(t.weights, kF32, c.nhwc ? Tag::hwio : t.weightsTag),
+  // NHWC weights are (KH, KW, C, K): hwio; depthwise (KH, KW, C), oneDNN's (G, 1, 1, KH, KW) as hwigo.
+  Tag weights = !c.nhwc ? t.weightsTag : depthwise ? Tag::hwigo : Tag::hwio;
+  memory::desc srcUser(t.src, kF32, activations), wtsUser(t.weights, kF32, weights),
       dstUser(t.dst, kF32, activations);
   memory srcMem = r.toLayout(r.wrap(srcUser, in[0]), pd.src_desc(), r.inputReorders());
   memory wtsMem = r.toLayout(r.wrap(wtsUser, in[1]), pd.weights_desc(), r.weightReorders());

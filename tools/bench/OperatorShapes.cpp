@@ -175,13 +175,19 @@ ConvShape convShape(const te::Program& p, bool depthwise) {
                     " -> " + shapeText(out));
   ConvShape c;
   c.n = in[0];
-  if (!depthwise && nhwcConvolution(p)) {
+  if (nhwcConvolution(p)) {
     c.nhwc = true;
     c.c = in[3];
     c.k = out[3];
-    if (wt.size() != 4 || wt[2] != c.c || wt[3] != c.k)
+    if (depthwise) {
+      if (wt.size() != 3 || wt[2] != c.c || c.k != c.c)
+        throw PeerError("an NHWC depthwise convolution has (KH, KW, C) weights and C output channels; got " +
+                        shapeText(wt) + " for input " + shapeText(in) + " and output " + shapeText(out));
+      c.groups = c.c;
+    } else if (wt.size() != 4 || wt[2] != c.c || wt[3] != c.k) {
       throw PeerError("an NHWC convolution has (KH, KW, C, K) weights; got " + shapeText(wt) + " for input " +
                       shapeText(in) + " and output " + shapeText(out));
+    }
     if (out[0] != c.n) throw PeerError("the output's batch differs from the input's");
     c.h = inferWindow(in[1], out[1], wt[0], "height");
     c.w = inferWindow(in[2], out[2], wt[1], "width");

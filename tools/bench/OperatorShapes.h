@@ -31,7 +31,8 @@ struct WindowDim {
 
 // NCHW input (inputs[0]), KCHW weights (inputs[1]; depthwise: (C, KH, KW) or
 // (C, 1, KH, KW)), NKHW output; or, when the output's last index is the
-// weights' last one, NHWC input, (KH, KW, C, K) weights and NHWK output.
+// weights' last one, NHWC input, (KH, KW, C, K) weights (depthwise: (KH, KW,
+// C)) and NHWK output.
 struct ConvShape {
   int64_t n = 0, c = 0, k = 0, groups = 1;
   WindowDim h, w;

@@ -21,7 +21,7 @@ const std::vector<PeerOperator>& xnnpackOperators() {
       {"fully_connected",
        "C(m,n) +=! A(m,k) * B(k,n)  (B may be read transposed; weights packed at creation)"},
       {"conv2d", "2-D convolution, computed in NHWC (tensors converted outside the timed region)"},
-      {"depthwise_conv", "depthwise 2-D convolution, W(c,kh,kw), computed in NHWC"},
+      {"depthwise_conv", "depthwise 2-D convolution, W(c,kh,kw) (or NHWC with W(kh,kw,c)), computed in NHWC"},
       {"add", "O = A + B  (broadcasting)"},
       {"mul", "O = A * B  (broadcasting)"},
       {"add_relu", "O = fmax(A + B, 0)  (the clamp fused into the add)"},
@@ -172,16 +172,18 @@ void prepareConv(XnnRun& r, const te::Program& p, const std::vector<runtime::Buf
   ConvShape c = convShape(p, depthwise);
   // XNNPACK may read a little past its input: it gets a padded copy either way.
   const runtime::Buffer& input = r.keep(c.nhwc ? paddedCopy(in[0]) : nchwToNhwc(in[0], p.inputs()[0]->shape));
-  // Depthwise (C, KH, KW) weights already are XNNPACK's (groups, 1, KH, KW, 1).
+  // Depthwise (C, KH, KW) weights already are XNNPACK's (groups, 1, KH, KW, 1); NHWC depthwise
+  // (KH, KW, C) weights are its HWGo layout, which XNN_FLAG_DEPTHWISE_CONVOLUTION selects.
   const runtime::Buffer& weights = depthwise ? in[1]
                                    : c.nhwc  ? r.keep(rsckToKrsc(in[1], p.inputs()[1]->shape))
                                              : r.keep(kcrsToKrsc(in[1], p.inputs()[1]->shape));
   size_t groupIn = depthwise ? 1 : c.c, groupOut = depthwise ? 1 : c.k;
+  uint32_t flags = kYield | (depthwise && c.nhwc ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0);
   xnn_operator_t op = nullptr;
   check(
       xnn_create_convolution2d_nhwc_f32(c.h.padBefore, c.w.padAfter, c.h.padAfter, c.w.padBefore, c.h.kernel,
                                         c.w.kernel, c.h.stride, c.w.stride, 1, 1, c.groups, groupIn, groupOut,
-                                        c.c, c.k, f32(weights), nullptr, -INFINITY, INFINITY, kYield, &op),
+                                        c.c, c.k, f32(weights), nullptr, -INFINITY, INFINITY, flags, &op),
       "create convolution");
   r.add(op);
   runtime::Buffer& out = r.newOutput(p.outputs()[0]->shape);

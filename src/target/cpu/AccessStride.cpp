@@ -1,6 +1,7 @@
 #include "target/cpu/AccessStride.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace tessel::target::cpu {
@@ -51,7 +52,33 @@ int pieceContiguity(const isl::multi_aff& affine, int dim) {
   return score;
 }
 
+bool pieceGathers(const isl::multi_aff& affine, int dim, const std::vector<int64_t>& shape) {
+  int outputs = static_cast<int>(affine.size());
+  if (static_cast<int>(shape.size()) != outputs) return pieceContiguity(affine, dim) < 0;
+  // The distance in elements between consecutive iterations, summed over the
+  // indices that move (a quotient is left to contiguity's caution).
+  int64_t stride = 0, below = 1;
+  for (int d = outputs - 1; d >= 0; --d) {
+    isl::aff index = affine.at(d);
+    if (involves(index, dim)) {
+      if (involvesThroughDivision(index, dim)) return false;
+      isl::val c = isl::manage(isl_aff_get_coefficient_val(index.get(), isl_dim_in, dim));
+      if (!c.is_int()) return true;
+      stride += c.get_num_si() * below;
+    }
+    below *= std::max<int64_t>(shape[static_cast<size_t>(d)], 1);
+  }
+  stride = std::abs(stride);
+  return stride > 2;
+}
+
 }  // namespace
+
+bool gathersAlong(const isl::map& access, int dim, const std::vector<int64_t>& shape) {
+  std::vector<isl::multi_aff> pieces = accessPieces(access);
+  return std::any_of(pieces.begin(), pieces.end(),
+                     [&](const isl::multi_aff& p) { return pieceGathers(p, dim, shape); });
+}
 
 bool movesWith(const isl::map& access, int dim) {
   std::vector<isl::multi_aff> pieces = accessPieces(access);

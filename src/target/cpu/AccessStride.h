@@ -5,6 +5,7 @@
 #include <isl/cpp.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "poly/Scop.h"
 
@@ -19,6 +20,11 @@ inline constexpr int64_t kVectorLanesF32 = 16;
 // dimension (a large stride), 0 when the access does not depend on it
 // (a broadcast), is not affine or moves through a quotient (w / 2).
 int contiguity(const isl::map& access, int dim);
+// Whether a vector loop over variable `dim` could not load or store the
+// access's lanes as vectors: in the array laid out row-major with extents
+// `shape`, consecutive iterations are not 1 or 2 elements apart (the
+// backend's deinterleaving loads take 2). Such a loop stays scalar.
+bool gathersAlong(const isl::map& access, int dim, const std::vector<int64_t>& shape);
 // Whether the element an access reads or writes moves with variable `dim` of
 // its statement (true when the access is not an affine function).
 bool movesWith(const isl::map& access, int dim);

@@ -149,7 +149,6 @@ std::optional<std::vector<int64_t>> contractionL1Tile(const poly::Scop& scop, co
                             extents[static_cast<size_t>(reduction)]);
   if (shape.rows <= 0) return std::nullopt;
   int64_t width = int64_t{shape.lanes} * shape.vectorsPerRow;
-  if (extents[static_cast<size_t>(vector)] < shape.lanes) return std::nullopt;
   int64_t panelBytes = contractionPanelBytes(l1Bytes, l2Bytes);
   int64_t depth = kMinPanelDepth;
   while (2 * depth * width * 4 <= panelBytes) depth *= 2;

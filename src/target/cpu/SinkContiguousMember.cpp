@@ -64,6 +64,7 @@ class Sinker {
               int& partner) const {
     double total = 0;
     partner = -1;
+    bool scalar = false;  // an access the vector loop would gather: it stays scalar
     auto transposable = [&](const isl::map& access, const std::string& statement) {
       if (!registerTransposes_ || !model.coincident(member)) return -1;
       int dim = model.statementDim(statement, member);
@@ -83,6 +84,8 @@ class Sinker {
           partner = p;
           return 2.0 / 16;
         }
+        const te::TensorDecl* t = scop_.program->findTensor(access.range_tuple_id().name());
+        scalar = scalar || gathersAlong(access, dim, t ? t->shape : std::vector<int64_t>{});
       }
       return c > 0 ? 1.0 / 16 : c < 0 ? 1.0 : 0.0;
     };
@@ -110,8 +113,13 @@ class Sinker {
     // leaves lanes idle and pays its loop overhead per few elements, so its
     // lines count per useful lane (a 3x3 convolution's kw, contiguous in the
     // input and the weights, ran 16x slower innermost than w).
+    // A loop left scalar does one element where a vector loop does 16 (a
+    // 3x3x1024 matmul ran k innermost, B read with stride 3, 3x slower than
+    // n in 3 of 16 lanes).
     int64_t extent = (tile ? *tile : model.extents())[static_cast<size_t>(member)];
-    if (extent > 0 && extent < kVectorLanesF32)
+    if (scalar)
+      total *= static_cast<double>(kVectorLanesF32);
+    else if (extent > 0 && extent < kVectorLanesF32)
       total *= static_cast<double>(kVectorLanesF32) / static_cast<double>(extent);
     return total;
   }
