@@ -326,10 +326,12 @@ class Tiler {
       for (int m = 0; m < model.members(); ++m)
         sizes = sizes.set_at(m, std::max<int64_t>(l.sizes[static_cast<size_t>(m)], 1));
       node = current.tile(sizes);
-      // The innermost tiles: full ones get loops of constant trip counts
-      // (what the register tiler and the vector code want), partial ones
-      // their own code.
-      if (level + 1 == levels.size()) node = isolateFullTiles(node.as<isl::schedule_node_band>(), sizes);
+      // Full tiles get loops of constant trip counts (what the register
+      // tiler and the vector code want) and partial ones their own code, at
+      // every level: an outer level's partial tile then runs after the full
+      // ones instead of being dealt among them by the parallel loop's static
+      // schedule (its inner loops run in parallel: MarkParallel's fallback).
+      node = isolateFullTiles(node.as<isl::schedule_node_band>(), sizes);
       node = schedule::insertMark(node, tileMarkName(l.level));
       node = node.child(0).child(0);  // the point band, under the mark and the tile band
       depth += 2;

@@ -75,8 +75,8 @@ child:
 )");
 }
 
-// The innermost tile band carries isl's isolate option: its full tiles (here the k tiles of
-// 2 of 3) get code of their own.
+// Every tile band carries isl's isolate option: its full tiles (here the k tiles of 2 of 3
+// under L1, the one L2 tile) get code of their own.
 TEST(ScheduleGolden, MatmulAfterTileWithAPolicy) {
   EXPECT_EQ(
       treeAfter("tile", "S_1: 4@L2/2@L1, *, 2@L1"),
@@ -87,6 +87,7 @@ child:
     schedule: "[{ S0[m, n] -> [(m - (m) mod 4)]; S1[m, n, k] -> [(m - (m) mod 4)] }, { S0[m, n] -> [(n - (n) mod 5)]; S1[m, n, k] -> [(n - (n) mod 5)] }, { S0[m, n] -> [(0)]; S1[m, n, k] -> [(k - (k) mod 3)] }]"
     permutable: 1
     coincident: [ 1, 1, 0 ]
+    options: "{ isolate[[] -> [0, 0, 0]] }"
     child:
       mark: "tile_L1"
       child:

@@ -44,16 +44,11 @@ constexpr int64_t kMinPanelDepth = 16;
 // register tiles where the rows allow; the tallest height whose busiest core
 // gets at most 3% more register tiles than the best balanced height's (a
 // tile's last rows short of a register tile's are a smaller one, as slow;
-// taller tiles pack B's panel fewer times). The busiest core is counted two
-// ways, the worse one kept: where the row tiles are the innermost tile
-// loop, the AST generator isolates the full tiles, which OpenMP's static
-// schedule deals out in runs, from the partial one, which runs after them
-// with its column tiles shared among the cores (schedule/MarkParallel.h's
-// fallback loop); where they are an outer level's (Auto Tiling may move them
-// to L2), the static schedule deals each core a run of consecutive tiles,
-// the partial one included (251 rows as 120 + 120 + 11: one core takes two
-// tiles, the other 11 rows). (256 rows on 2 cores: 128 + 128, not 126 + 126
-// + 4.)
+// taller tiles pack B's panel fewer times). The AST generator isolates the
+// full tiles, which OpenMP's static schedule deals out in runs, from the
+// partial one, which runs after them with its column tiles shared among the
+// cores (schedule/MarkParallel.h's fallback loop). (256 rows on 2 cores:
+// 128 + 128, not 126 + 126 + 4.)
 int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int cores) {
   int64_t shortest = int64_t{rows} * kRegisterTilesWithoutL2;
   int64_t tallest = shortest;
@@ -62,11 +57,8 @@ int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int 
   if (extent <= tallest && extent < share * shortest) return extent;
   auto registerTiles = [&](int64_t h) { return (h + rows - 1) / rows; };
   auto busiest = [&](int64_t h) {
-    int64_t full = extent / h, partial = extent % h, tiles = full + (partial > 0 ? 1 : 0);
-    int64_t isolated =
-        (full + share - 1) / share * registerTiles(h) + (registerTiles(partial) + share - 1) / share;
-    int64_t dealt = (tiles + share - 1) / share * registerTiles(h);
-    return std::max(isolated, dealt);
+    int64_t full = extent / h, partial = extent % h;
+    return (full + share - 1) / share * registerTiles(h) + (registerTiles(partial) + share - 1) / share;
   };
   // (At most a few thousand heights: `tallest` is L2's f32 over the depth.)
   int64_t first = std::min(tallest, extent), last = std::min(shortest, extent);
