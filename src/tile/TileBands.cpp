@@ -330,7 +330,9 @@ class Tiler {
       // tiler and the vector code want) and partial ones their own code, at
       // every level: an outer level's partial tile then runs after the full
       // ones instead of being dealt among them by the parallel loop's static
-      // schedule (its inner loops run in parallel: MarkParallel's fallback).
+      // schedule (its inner loops run in parallel where MarkParallel's
+      // fallback finds a loop in the next band; not yet where that band's
+      // members all have one value, as an L2 band tiling only the rows).
       node = isolateFullTiles(node.as<isl::schedule_node_band>(), sizes);
       node = schedule::insertMark(node, tileMarkName(l.level));
       node = node.child(0).child(0);  // the point band, under the mark and the tile band

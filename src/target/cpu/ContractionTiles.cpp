@@ -47,8 +47,9 @@ constexpr int64_t kMinPanelDepth = 16;
 // taller tiles pack B's panel fewer times). The AST generator isolates the
 // full tiles, which OpenMP's static schedule deals out in runs, from the
 // partial one, which runs after them with its column tiles shared among the
-// cores (schedule/MarkParallel.h's fallback loop). (256 rows on 2 cores:
-// 128 + 128, not 126 + 126 + 4.)
+// cores (schedule/MarkParallel.h's fallback loop; where rows are tiled at
+// L2 alone that loop is not found yet and the partial tile runs on one
+// core). (256 rows on 2 cores: 128 + 128, not 126 + 126 + 4.)
 int64_t rowHeight(int64_t extent, int rows, int64_t depth, int64_t l2Bytes, int cores) {
   int64_t shortest = int64_t{rows} * kRegisterTilesWithoutL2;
   int64_t tallest = shortest;

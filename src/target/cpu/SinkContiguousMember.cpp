@@ -114,8 +114,8 @@ class Sinker {
     // lines count per useful lane (a 3x3 convolution's kw, contiguous in the
     // input and the weights, ran 16x slower innermost than w).
     // A loop left scalar does one element where a vector loop does 16 (a
-    // 3x3x1024 matmul ran k innermost, B read with stride 3, 3x slower than
-    // n in 3 of 16 lanes).
+    // 3x3x1024 matmul ran k innermost, B read with stride 3, slower than n
+    // in 3 of 16 lanes: docs/performance.md, "Narrow and deep products").
     int64_t extent = (tile ? *tile : model.extents())[static_cast<size_t>(member)];
     if (scalar)
       total *= static_cast<double>(kVectorLanesF32);
